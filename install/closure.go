@@ -297,7 +297,7 @@ func (cl *closure) require(ctx context.Context, n *reqNode, text, eff string) (_
 	if m := cl.nodes[name]; m != nil {
 		return m, false, cl.merge(ctx, m, c, chain, text)
 	}
-	if e := cl.lock.Skills[name]; e != nil && cl.sameEntry(e, c) && cl.entryAnswers(e, c) {
+	if e := cl.lock.Skills[name]; e != nil && cl.sameEntry(e, c) && cl.entryAnswers(e, c) && !cl.pluginsMoved(ctx, c) {
 		// Installed from this source at a version the requirement
 		// admits: it answers as installed, unchanged.
 		m := &reqNode{name: name, entry: e, chain: chain, via: text, eff: eff}
@@ -770,47 +770,19 @@ func mayRequire(dir string) bool {
 }
 
 // keptPluginReqs returns the requirements its plugins' dependencies
-// made of the installed skill c, read again without its marketplace (an
-// update reads a skill's own folder, as does a requirement naming it),
-// as the lock file records them (rule 12): each recorded requirement
-// written as Add writes a plugin's dependency, the skill's source with
-// the folder of another installed skill of that source, that the
-// installed content's SKILL.md (the skill cache's copy, else the
-// canonical copy) does not declare, written again at c's source (its
-// reference, as an update moved it). Of a skill read with its
-// marketplace, which gives its plugins' dependencies as they are now,
-// it returns none.
+// made of the installed skill c, read again without its marketplace (a
+// requirement naming its folder reads that folder only), as the lock
+// file records them (recordedPluginReqs), written again at c's source
+// (its reference, as an update moved it). Of a skill whose marketplace
+// was read, which gives its plugins' dependencies as they are now, it
+// returns none (rule 12).
 func (cl *closure) keptPluginReqs(ctx context.Context, c *candidate) []string {
-	e := cl.lock.Skills[c.name]
-	if e == nil || len(e.Requires) == 0 || !cl.sameEntry(e, c) || c.pluginReqs != nil || c.plugins != nil || c.needs != nil || c.needsProblem != "" {
+	if c.pluginReqs != nil || c.pluginsRead || c.plugins != nil || c.needs != nil || c.needsProblem != "" {
 		return nil
 	}
-	at := func(src, sub string) *candidate {
-		d := &candidate{source: src, subpath: sub}
-		if c.root != "" {
-			d.root, d.dir = c.root, filepath.Join(c.root, filepath.FromSlash(sub))
-		}
-		return d
-	}
-	old := at(e.Source, e.Subpath)
-	dir, ok := cl.in.cached(ctx, c.name, e)
-	if !ok {
-		dir = cl.in.canonicalPath(c.name)
-	}
-	var own []string // what the installed SKILL.md declares
-	if s, err := skillmd.ParseDir(dir, skillmd.WithMode(skillmd.Lenient)); err == nil {
-		own, _ = s.Requires()
-	}
 	var out []string
-	for _, r := range e.Requires {
-		dep := cl.lock.Skills[r.Skill]
-		if dep == nil || r.Skill == c.name || !cl.in.sameSource(dep.Source, e.Source) {
-			continue
-		}
-		if was, err := pluginReqText(old, at(e.Source, dep.Subpath)); err != nil || was != r.Source || slices.Contains(own, r.Source) {
-			continue // declared by its SKILL.md, which was read again
-		}
-		text, err := pluginReqText(c, at(c.source, dep.Subpath))
+	for _, r := range cl.in.recordedPluginReqs(ctx, cl.lock, c) {
+		text, err := pluginReqText(c, pluginDepAt(c, c.source, cl.lock.Skills[r.Skill].Subpath))
 		if err != nil {
 			text = r.Source
 		}
@@ -819,6 +791,69 @@ func (cl *closure) keptPluginReqs(ctx context.Context, c *candidate) []string {
 		}
 	}
 	return out
+}
+
+// pluginsMoved reports whether c, read with its marketplace, requires
+// by its plugins' dependencies other skills than the lock file records
+// of it (rule 12): the installed skill then does not answer as it is,
+// though its content is the same.
+func (cl *closure) pluginsMoved(ctx context.Context, c *candidate) bool {
+	if c.plugins == nil && !c.pluginsRead {
+		return false
+	}
+	var had []string
+	for _, r := range cl.in.recordedPluginReqs(ctx, cl.lock, c) {
+		had = append(had, r.Source)
+	}
+	now := c.pluginTexts()
+	slices.Sort(had)
+	slices.Sort(now)
+	return !slices.Equal(had, now)
+}
+
+// recordedPluginReqs returns the requirements the lock file records of
+// the installed skill c (the entry of its name, of its source and
+// folder) that its plugins' dependencies made (rule 12): each written
+// as Add writes one, the skill's recorded source with the folder of
+// another installed skill of that source, that the installed content's
+// SKILL.md (the skill cache's copy, else the canonical copy) does not
+// declare.
+func (in *Installer) recordedPluginReqs(ctx context.Context, lock *lockFile, c *candidate) []lockRequirement {
+	e := lock.Skills[c.name]
+	if e == nil || len(e.Requires) == 0 || !in.sameSource(e.Source, c.source) || e.Subpath != c.subpath {
+		return nil
+	}
+	dir, ok := in.cached(ctx, c.name, e)
+	if !ok {
+		dir = in.canonicalPath(c.name)
+	}
+	var own []string // what the installed SKILL.md declares
+	if s, err := skillmd.ParseDir(dir, skillmd.WithMode(skillmd.Lenient)); err == nil {
+		own, _ = s.Requires()
+	}
+	old := pluginDepAt(c, e.Source, e.Subpath)
+	var out []lockRequirement
+	for _, r := range e.Requires {
+		dep := lock.Skills[r.Skill]
+		if dep == nil || r.Skill == c.name || !in.sameSource(dep.Source, e.Source) || slices.Contains(own, r.Source) {
+			continue
+		}
+		if was, err := pluginReqText(old, pluginDepAt(c, e.Source, dep.Subpath)); err == nil && was == r.Source {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// pluginDepAt is the skill of the folder sub of the source src, which c
+// is a skill of, as pluginReqText reads one: of a folder source, its
+// folder in c's source folder.
+func pluginDepAt(c *candidate, src, sub string) *candidate {
+	d := &candidate{source: src, subpath: sub}
+	if c.root != "" {
+		d.root, d.dir = c.root, filepath.Join(c.root, filepath.FromSlash(sub))
+	}
+	return d
 }
 
 // cycle fails naming the first cycle of requirements in the closure (a
@@ -897,9 +932,22 @@ func (in *Installer) updateRequirements(ctx context.Context, wants []want, lenie
 			}
 		}
 	}
-	all, read, cleanup, err := in.requirements(ctx, roots, lenient, false, true)
+	lock, err := in.peekLock()
 	if err != nil {
 		return nil, false, nil, err
+	}
+	cleanupPlugins, err := in.updatePlugins(ctx, lock, wants, lenient) // rule 12
+	if err != nil {
+		return nil, false, nil, err
+	}
+	all, read, cleanupRead, err := in.requirements(ctx, roots, lenient, false, true)
+	if err != nil {
+		cleanupPlugins()
+		return nil, false, nil, err
+	}
+	cleanup = func() {
+		cleanupRead()
+		cleanupPlugins()
 	}
 	// A root the closure replaced by a version every requirement admits
 	// was read by it, and is audited as the skills it adds are.

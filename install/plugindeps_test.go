@@ -340,13 +340,12 @@ func TestPluginDependenciesArchive(t *testing.T) {
 	}
 }
 
-// TestPluginDependenciesUpdate checks that Update keeps the requirements
-// plugin dependencies made (rule 12): the marketplace moves (a's skill
-// changes, b's plugin gains a dependency on d), and Update, which reads
-// each skill's own folder, not the marketplace, moves a1 and b1 with
-// their recorded plugin requirements, each read again at the new
-// commit, and leaves d out; a requirement a new SKILL.md drops is
-// dropped.
+// TestPluginDependenciesUpdate checks that Update keeps and re-resolves
+// the requirements plugin dependencies made (rule 12): the marketplace
+// moves (a's skill changes, b's plugin gains a dependency on d), and
+// Update reads it again at the new commit: a1 and b1 move, and d1 is
+// installed as b1's requirement; a requirement of the same repository
+// that a SKILL.md declares, then drops, is dropped.
 func TestPluginDependenciesUpdate(t *testing.T) {
 	needGit(t)
 	f := newFixture(t)
@@ -369,13 +368,14 @@ func TestPluginDependenciesUpdate(t *testing.T) {
 	if diff := cmp.Diff(want, summarize(before)); diff != "" {
 		t.Fatalf("lock after Add(--plugin a) (-want +got):\n%s", diff)
 	}
-	head := gitRepo(t, dir, dependingMarketplace(map[string]string{
-		".claude-plugin/marketplace.json": `{"name": "acme", "plugins": [
+	market := `{"name": "acme", "plugins": [
 			{"name": "a", "source": "./plugins/a"},
 			{"name": "b", "source": "./plugins/b", "dependencies": [{"name": "c", "version": "^1"}, "d"]},
 			{"name": "c", "source": "./plugins/c", "version": "1.2.0"},
-			{"name": "d", "source": "./plugins/d"}]}`,
-		"plugins/a/skills/a1/SKILL.md": skillMD("a1") + "\nversion two\n",
+			{"name": "d", "source": "./plugins/d"}]}`
+	head := gitRepo(t, dir, dependingMarketplace(map[string]string{
+		".claude-plugin/marketplace.json": market,
+		"plugins/a/skills/a1/SKILL.md":    skillMD("a1") + "\nversion two\n",
 	}))
 	ups, _, err := in.Update(t.Context(), UpdateRequest{Names: []string{"a1"}})
 	if err != nil {
@@ -385,6 +385,9 @@ func TestPluginDependenciesUpdate(t *testing.T) {
 		t.Fatalf("Update(a1) = %+v; want a1 moved to %s", ups, head)
 	}
 	after := projectLock(t, f)
+	want["b1"] = reqSummary{Requires: append(want["b1"].Requires, lockRequirement{Source: at("plugins/d/skills/d1"), Skill: "d1"}),
+		RequiredBy: []string{"a1"}, Dependency: true}
+	want["d1"] = reqSummary{RequiredBy: []string{"b1"}, Dependency: true}
 	if diff := cmp.Diff(want, summarize(after)); diff != "" {
 		t.Errorf("lock after Update(a1) (-want +got):\n%s", diff)
 	}
@@ -400,7 +403,8 @@ func TestPluginDependenciesUpdate(t *testing.T) {
 	// A SKILL.md requirement of the same repository that a new version
 	// drops is dropped; the plugin's stays.
 	gitRepo(t, dir, dependingMarketplace(map[string]string{
-		"plugins/a/skills/a1/SKILL.md": "---\nname: a1\ndescription: the a1 skill\nmetadata:\n  requires: " + at("plugins/d/skills/d1") + "\n---\n# a1\n",
+		".claude-plugin/marketplace.json": market,
+		"plugins/a/skills/a1/SKILL.md":    "---\nname: a1\ndescription: the a1 skill\nmetadata:\n  requires: " + at("plugins/d/skills/d1") + "\n---\n# a1\n",
 	}))
 	if _, _, err := in.Update(t.Context(), UpdateRequest{Names: []string{"a1"}}); err != nil {
 		t.Fatalf("Update(a1) requiring d1 = %v", err)
@@ -409,11 +413,98 @@ func TestPluginDependenciesUpdate(t *testing.T) {
 	if diff := cmp.Diff(wantA, projectLock(t, f).Skills["a1"].Requires); diff != "" {
 		t.Errorf("a1 requiring d1 (-want +got):\n%s", diff)
 	}
-	gitRepo(t, dir, dependingMarketplace(map[string]string{"plugins/a/skills/a1/SKILL.md": skillMD("a1") + "\nversion four\n"}))
+	gitRepo(t, dir, dependingMarketplace(map[string]string{".claude-plugin/marketplace.json": market, "plugins/a/skills/a1/SKILL.md": skillMD("a1") + "\nversion four\n"}))
 	if _, _, err := in.Update(t.Context(), UpdateRequest{Names: []string{"a1"}}); err != nil {
 		t.Fatalf("Update(a1) dropping d1 = %v", err)
 	}
-	if diff := cmp.Diff(want["a1"].Requires, projectLock(t, f).Skills["a1"].Requires); diff != "" {
-		t.Errorf("a1 after dropping d1 (-want +got):\n%s", diff)
+	lock := projectLock(t, f)
+	for _, name := range []string{"a1", "b1"} {
+		if diff := cmp.Diff(want[name].Requires, lock.Skills[name].Requires); diff != "" {
+			t.Errorf("%s after a1 dropped d1 (-want +got):\n%s", name, diff)
+		}
+	}
+
+	// A skill of another source that requires b1 reads b1's folder only,
+	// at the new commit: b1 moves and keeps what its lock entry records
+	// its plugins require.
+	head = gitRepo(t, dir, dependingMarketplace(map[string]string{
+		".claude-plugin/marketplace.json": market,
+		"plugins/a/skills/a1/SKILL.md":    skillMD("a1") + "\nversion four\n",
+		"plugins/b/skills/b1/SKILL.md":    skillMD("b1") + "\nversion two\n",
+	}))
+	x := filepath.Join(t.TempDir(), "x")
+	writeFiles(t, x, map[string]string{"SKILL.md": "---\nname: x\ndescription: the x skill\nmetadata:\n  requires: " + at("plugins/b/skills/b1") + "\n---\n# x\n"})
+	if _, err := in.Add(t.Context(), AddRequest{Sources: []string{x}, Agents: agentsOf(t, "claude-code")}); err != nil {
+		t.Fatalf("Add(x requiring b1) = %v", err)
+	}
+	lock = projectLock(t, f)
+	if e := lock.Skills["b1"]; e.Pin != head {
+		t.Errorf("b1 at %s after Add(x), want %s", e.Pin, head)
+	}
+	if diff := cmp.Diff(want["b1"].Requires, lock.Skills["b1"].Requires); diff != "" {
+		t.Errorf("b1 after Add(x) (-want +got):\n%s", diff)
+	}
+
+	// b's plugin drops its dependency on d: updating a1 reads the
+	// marketplace again, and b1 no longer requires d1.
+	gitRepo(t, dir, dependingMarketplace(map[string]string{"plugins/a/skills/a1/SKILL.md": skillMD("a1") + "\nversion five\n"}))
+	if _, _, err := in.Update(t.Context(), UpdateRequest{Names: []string{"a1"}}); err != nil {
+		t.Fatalf("Update(a1) after b dropped d = %v", err)
+	}
+	lock = projectLock(t, f)
+	if diff := cmp.Diff(want["b1"].Requires[:2], lock.Skills["b1"].Requires); diff != "" {
+		t.Errorf("b1 after b dropped d (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(want["a1"].Requires, lock.Skills["a1"].Requires); diff != "" {
+		t.Errorf("a1 after b dropped d (-want +got):\n%s", diff)
+	}
+}
+
+// TestPluginDependenciesUpdateFolder checks Update's plugin requirements
+// (rule 12) in a marketplace folder: a's skill changes and b's plugin
+// gains a dependency on d; Update(a1) reads the folder again, keeps
+// a1's requirement on b1 and installs d1 as b1's; a dependency list
+// that is no longer one fails the update, changing nothing.
+func TestPluginDependenciesUpdateFolder(t *testing.T) {
+	f := newFixture(t)
+	dir := filepath.Join(f.sources, "market")
+	writeFiles(t, dir, dependingMarketplace(nil))
+	in := f.installer(t)
+	if _, err := in.Add(t.Context(), AddRequest{Sources: []string{dir}, Agents: agentsOf(t, "codex"), Plugins: []string{"a"}}); err != nil {
+		t.Fatalf("Add(--plugin a) = %v", err)
+	}
+	writeFiles(t, dir, map[string]string{
+		"plugins/a/skills/a1/SKILL.md":         skillMD("a1") + "\nversion two\n",
+		"plugins/b/.claude-plugin/plugin.json": `{"name": "b", "dependencies": ["d"]}`,
+	})
+	if _, _, err := in.Update(t.Context(), UpdateRequest{Names: []string{"a1"}}); err != nil {
+		t.Fatalf("Update(a1) = %v", err)
+	}
+	want := map[string]reqSummary{
+		"a1": {Requires: []lockRequirement{{Source: "../../../b/skills/b1", Skill: "b1"}}},
+		"b1": {Requires: []lockRequirement{{Source: "../../../c/skills/c1", Skill: "c1"}, {Source: "../../../c/skills/c2", Skill: "c2"}, {Source: "../../../d/skills/d1", Skill: "d1"}},
+			RequiredBy: []string{"a1"}, Dependency: true},
+		"c1": {RequiredBy: []string{"b1"}, Dependency: true},
+		"c2": {RequiredBy: []string{"b1"}, Dependency: true},
+		"d1": {RequiredBy: []string{"b1"}, Dependency: true},
+	}
+	if diff := cmp.Diff(want, summarize(projectLock(t, f))); diff != "" {
+		t.Errorf("lock after Update(a1) (-want +got):\n%s", diff)
+	}
+	writeFiles(t, dir, map[string]string{
+		"plugins/a/skills/a1/SKILL.md":         skillMD("a1") + "\nversion three\n",
+		"plugins/b/.claude-plugin/plugin.json": `{"name": "b", "dependencies": ["d", 42]}`,
+	})
+	before := projectLock(t, f)
+	_, _, err := in.Update(t.Context(), UpdateRequest{Names: []string{"a1"}})
+	if !errors.Is(err, ErrRequirements) || !strings.Contains(err.Error(), "dependency 2 of its plugin.json") {
+		t.Fatalf("Update(a1) with a broken dependency list = %v, want ErrRequirements", err)
+	}
+	after := projectLock(t, f)
+	if diff := cmp.Diff(want, summarize(after)); diff != "" {
+		t.Errorf("lock after a refused update (-want +got):\n%s", diff)
+	}
+	if after.Skills["a1"].Digest != before.Skills["a1"].Digest {
+		t.Error("a refused update moved a1")
 	}
 }
