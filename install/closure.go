@@ -913,11 +913,13 @@ func describe(via string, c *candidate) string {
 }
 
 // updateRequirements re-resolves the requirements of the skills an
-// Update moves, wants (rule 17): each new version's requirements are
-// read, recorded, and those no installed skill answers are installed as
-// an Add installs them (checked by the policy, audited, strict), for
-// every agent the moving skills are recorded for. It returns wants with
-// them added, and cleanup, which removes what reading them extracted.
+// Update moves, wants (rule 17), with those their plugins' dependencies
+// make, read from their marketplace again (updatePlugins, rule 12):
+// each new version's requirements are read, recorded, and those no
+// installed skill answers are installed as an Add installs them
+// (checked by the policy, audited, strict), for every agent the moving
+// skills are recorded for. It returns wants with them added, and
+// cleanup, which removes what reading them extracted.
 func (in *Installer) updateRequirements(ctx context.Context, wants []want, lenient bool) (_ []want, added bool, cleanup func(), _ error) {
 	if len(wants) == 0 {
 		return wants, false, func() {}, nil

@@ -377,6 +377,12 @@ func TestPluginDependenciesUpdate(t *testing.T) {
 		".claude-plugin/marketplace.json": market,
 		"plugins/a/skills/a1/SKILL.md":    skillMD("a1") + "\nversion two\n",
 	}))
+	if ups, changes, err := in.Update(t.Context(), UpdateRequest{Names: []string{"a1"}, DryRun: true}); err != nil || len(ups) != 1 || len(changes) != 0 {
+		t.Fatalf("Update(a1, dry run) = %+v, %v, %v", ups, changes, err)
+	}
+	if diff := cmp.Diff(want, summarize(projectLock(t, f))); diff != "" {
+		t.Fatalf("lock after a dry run (-want +got):\n%s", diff)
+	}
 	ups, _, err := in.Update(t.Context(), UpdateRequest{Names: []string{"a1"}})
 	if err != nil {
 		t.Fatalf("Update(a1) = %v", err)
