@@ -344,7 +344,9 @@
 //     to, and links it as Add does: its plugin requirements, and those of
 //     the skills they bring in, are the marketplace's now (a dependency
 //     gained is installed as a requirement, one dropped is no longer
-//     recorded, a problem above fails the update, changing nothing), and
+//     recorded, its skills left installed as rule 17 leaves a
+//     requirement a new version drops, a problem above fails the
+//     update, changing nothing), and
 //     an installed skill whose plugin requirements changed is read again
 //     though its content did not. A skill read without its marketplace
 //     (by a requirement naming its folder, or of a source not read at a

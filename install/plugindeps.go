@@ -451,6 +451,7 @@ func seedPluginReqs(read map[string]*candidate, use []*candidate) {
 // extracted.
 func (in *Installer) updatePlugins(ctx context.Context, lock *lockFile, wants []want, lenient bool) (cleanup func(), _ error) {
 	var read []*sourceSkills
+	byKey := map[string]*sourceSkills{}
 	cleanup = func() {
 		for _, r := range read {
 			r.cleanup()
@@ -461,9 +462,11 @@ func (in *Installer) updatePlugins(ctx context.Context, lock *lockFile, wants []
 		if len(in.recordedPluginReqs(ctx, lock, c)) == 0 {
 			continue
 		}
-		var r *sourceSkills
-		switch in.recordedKind(c.source) {
-		case kindFolder:
+		key := c.source + "@" + c.pin
+		r := byKey[key] // skills of one marketplace and pin: read once
+		switch kind := in.recordedKind(c.source); {
+		case r != nil:
+		case kind == kindFolder:
 			st, err := in.checkNow(c.source, []string{c.name}, lock)
 			if err == nil {
 				r, err = in.resolve(ctx, in.sourcePath(c.source), true, st, nil)
@@ -472,7 +475,7 @@ func (in *Installer) updatePlugins(ctx context.Context, lock *lockFile, wants []
 				cleanup()
 				return nil, fmt.Errorf("%s: reading its marketplace again for its plugins' dependencies: %w", c.name, err)
 			}
-		case kindPublished:
+		case kind == kindPublished:
 			if c.pin == "" {
 				continue
 			}
@@ -494,7 +497,10 @@ func (in *Installer) updatePlugins(ctx context.Context, lock *lockFile, wants []
 		default:
 			continue
 		}
-		read = append(read, r)
+		if byKey[key] == nil {
+			byKey[key] = r
+			read = append(read, r)
+		}
 		j := slices.IndexFunc(r.skills, func(o candidate) bool { return o.subpath == c.subpath })
 		if j < 0 {
 			continue // not found whole: the recorded requirements stay

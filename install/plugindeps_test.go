@@ -497,12 +497,37 @@ func TestPluginDependenciesUpdateFolder(t *testing.T) {
 	if diff := cmp.Diff(want, summarize(projectLock(t, f))); diff != "" {
 		t.Errorf("lock after Update(a1) (-want +got):\n%s", diff)
 	}
+	// Both moving, a1 and b1 are linked from one read of the folder; b's
+	// plugin drops d again, and b1 no longer requires d1.
 	writeFiles(t, dir, map[string]string{
 		"plugins/a/skills/a1/SKILL.md":         skillMD("a1") + "\nversion three\n",
+		"plugins/b/skills/b1/SKILL.md":         skillMD("b1") + "\nversion two\n",
+		"plugins/b/.claude-plugin/plugin.json": `{"name": "b"}`,
+	})
+	ups, _, err := in.Update(t.Context(), UpdateRequest{})
+	if err != nil {
+		t.Fatalf("Update() = %v", err)
+	}
+	var moved []string
+	for _, u := range ups {
+		if u.Updated() {
+			moved = append(moved, u.Skill)
+		}
+	}
+	if diff := cmp.Diff([]string{"a1", "b1"}, moved); diff != "" {
+		t.Errorf("Update() moved (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(want["b1"].Requires[:2], projectLock(t, f).Skills["b1"].Requires); diff != "" {
+		t.Errorf("b1 after b dropped d (-want +got):\n%s", diff)
+	}
+	writeFiles(t, dir, map[string]string{
+		"plugins/a/skills/a1/SKILL.md":         skillMD("a1") + "\nversion four\n",
 		"plugins/b/.claude-plugin/plugin.json": `{"name": "b", "dependencies": ["d", 42]}`,
 	})
+	want["b1"] = reqSummary{Requires: want["b1"].Requires[:2], RequiredBy: []string{"a1"}, Dependency: true}
+	want["d1"] = reqSummary{Dependency: true} // Update leaves a dependency no longer needed (rule 17)
 	before := projectLock(t, f)
-	_, _, err := in.Update(t.Context(), UpdateRequest{Names: []string{"a1"}})
+	_, _, err = in.Update(t.Context(), UpdateRequest{Names: []string{"a1"}})
 	if !errors.Is(err, ErrRequirements) || !strings.Contains(err.Error(), "dependency 2 of its plugin.json") {
 		t.Fatalf("Update(a1) with a broken dependency list = %v, want ErrRequirements", err)
 	}
