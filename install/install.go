@@ -346,9 +346,10 @@
 //     gained is installed as a requirement, one dropped is no longer
 //     recorded, its skills left installed as rule 17 leaves a
 //     requirement a new version drops, a problem above fails the
-//     update, changing nothing), and
-//     an installed skill whose plugin requirements changed is read again
-//     though its content did not. A skill read without its marketplace
+//     update, changing nothing; a dependency on another marketplace's
+//     plugin is not reported), and an installed skill whose plugin
+//     requirements changed is read again though its content did not.
+//     A skill read without its marketplace
 //     (by a requirement naming its folder, or of a source not read at a
 //     pin) keeps the plugin requirements recorded, written again at the
 //     source it is read from, and each is read again there, as its other
