@@ -187,6 +187,11 @@ func (cl *closure) follow(ctx context.Context, n *reqNode) ([]*reqNode, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w; nothing was changed", chainText(n.chain), err)
 	}
+	for _, t := range cl.keptPluginReqs(ctx, n.c) {
+		if !slices.Contains(reqs, t) {
+			reqs = append(reqs, t)
+		}
+	}
 	n.c.reqRead = true
 	n.c.requires = nil
 	if len(reqs) > 0 {
@@ -292,7 +297,7 @@ func (cl *closure) require(ctx context.Context, n *reqNode, text, eff string) (_
 	if m := cl.nodes[name]; m != nil {
 		return m, false, cl.merge(ctx, m, c, chain, text)
 	}
-	if e := cl.lock.Skills[name]; e != nil && cl.sameEntry(e, c) && cl.entryAnswers(e, c) {
+	if e := cl.lock.Skills[name]; e != nil && cl.sameEntry(e, c) && cl.entryAnswers(e, c) && !cl.pluginsMoved(ctx, c) {
 		// Installed from this source at a version the requirement
 		// admits: it answers as installed, unchanged.
 		m := &reqNode{name: name, entry: e, chain: chain, via: text, eff: eff}
@@ -764,6 +769,93 @@ func mayRequire(dir string) bool {
 	return err != nil || bytes.Contains(data, []byte(skillmd.RequiresKey)) || bytes.IndexByte(data, '\\') >= 0
 }
 
+// keptPluginReqs returns the requirements its plugins' dependencies
+// made of the installed skill c, read again without its marketplace (a
+// requirement naming its folder reads that folder only), as the lock
+// file records them (recordedPluginReqs), written again at c's source
+// (its reference, as an update moved it). Of a skill whose marketplace
+// was read, which gives its plugins' dependencies as they are now, it
+// returns none (rule 12).
+func (cl *closure) keptPluginReqs(ctx context.Context, c *candidate) []string {
+	if c.pluginReqs != nil || c.pluginsRead || c.plugins != nil || c.needs != nil || c.needsProblem != "" {
+		return nil
+	}
+	var out []string
+	for _, r := range cl.in.recordedPluginReqs(ctx, cl.lock, c) {
+		text, err := pluginReqText(c, pluginDepAt(c, c.source, cl.lock.Skills[r.Skill].Subpath))
+		if err != nil {
+			text = r.Source
+		}
+		if !slices.Contains(out, text) {
+			out = append(out, text)
+		}
+	}
+	return out
+}
+
+// pluginsMoved reports whether c, read with its marketplace, requires
+// by its plugins' dependencies other skills than the lock file records
+// of it (rule 12): the installed skill then does not answer as it is,
+// though its content is the same.
+func (cl *closure) pluginsMoved(ctx context.Context, c *candidate) bool {
+	if c.plugins == nil && !c.pluginsRead {
+		return false
+	}
+	var had []string
+	for _, r := range cl.in.recordedPluginReqs(ctx, cl.lock, c) {
+		had = append(had, r.Source)
+	}
+	now := c.pluginTexts()
+	slices.Sort(had)
+	slices.Sort(now)
+	return !slices.Equal(had, now)
+}
+
+// recordedPluginReqs returns the requirements the lock file records of
+// the installed skill c (the entry of its name, of its source and
+// folder) that its plugins' dependencies made (rule 12): each written
+// as Add writes one, the skill's recorded source with the folder of
+// another installed skill of that source, that the installed content's
+// SKILL.md (the skill cache's copy, else the canonical copy) does not
+// declare.
+func (in *Installer) recordedPluginReqs(ctx context.Context, lock *lockFile, c *candidate) []lockRequirement {
+	e := lock.Skills[c.name]
+	if e == nil || len(e.Requires) == 0 || !in.sameSource(e.Source, c.source) || e.Subpath != c.subpath {
+		return nil
+	}
+	dir, ok := in.cached(ctx, c.name, e)
+	if !ok {
+		dir = in.canonicalPath(c.name)
+	}
+	var own []string // what the installed SKILL.md declares
+	if s, err := skillmd.ParseDir(dir, skillmd.WithMode(skillmd.Lenient)); err == nil {
+		own, _ = s.Requires()
+	}
+	old := pluginDepAt(c, e.Source, e.Subpath)
+	var out []lockRequirement
+	for _, r := range e.Requires {
+		dep := lock.Skills[r.Skill]
+		if dep == nil || r.Skill == c.name || !in.sameSource(dep.Source, e.Source) || slices.Contains(own, r.Source) {
+			continue
+		}
+		if was, err := pluginReqText(old, pluginDepAt(c, e.Source, dep.Subpath)); err == nil && was == r.Source {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// pluginDepAt is the skill of the folder sub of the source src, which c
+// is a skill of, as pluginReqText reads one: of a folder source, its
+// folder in c's source folder.
+func pluginDepAt(c *candidate, src, sub string) *candidate {
+	d := &candidate{source: src, subpath: sub}
+	if c.root != "" {
+		d.root, d.dir = c.root, filepath.Join(c.root, filepath.FromSlash(sub))
+	}
+	return d
+}
+
 // cycle fails naming the first cycle of requirements in the closure (a
 // -> b -> c -> a).
 func (cl *closure) cycle() error {
@@ -821,11 +913,13 @@ func describe(via string, c *candidate) string {
 }
 
 // updateRequirements re-resolves the requirements of the skills an
-// Update moves, wants (rule 17): each new version's requirements are
-// read, recorded, and those no installed skill answers are installed as
-// an Add installs them (checked by the policy, audited, strict), for
-// every agent the moving skills are recorded for. It returns wants with
-// them added, and cleanup, which removes what reading them extracted.
+// Update moves, wants (rule 17), with those their plugins' dependencies
+// make, read from their marketplace again (updatePlugins, rule 12):
+// each new version's requirements are read, recorded, and those no
+// installed skill answers are installed as an Add installs them
+// (checked by the policy, audited, strict), for every agent the moving
+// skills are recorded for. It returns wants with them added, and
+// cleanup, which removes what reading them extracted.
 func (in *Installer) updateRequirements(ctx context.Context, wants []want, lenient bool) (_ []want, added bool, cleanup func(), _ error) {
 	if len(wants) == 0 {
 		return wants, false, func() {}, nil
@@ -840,9 +934,22 @@ func (in *Installer) updateRequirements(ctx context.Context, wants []want, lenie
 			}
 		}
 	}
-	all, read, cleanup, err := in.requirements(ctx, roots, lenient, false, true)
+	lock, err := in.peekLock()
 	if err != nil {
 		return nil, false, nil, err
+	}
+	cleanupPlugins, err := in.updatePlugins(ctx, lock, wants, lenient) // rule 12
+	if err != nil {
+		return nil, false, nil, err
+	}
+	all, read, cleanupRead, err := in.requirements(ctx, roots, lenient, false, true)
+	if err != nil {
+		cleanupPlugins()
+		return nil, false, nil, err
+	}
+	cleanup = func() {
+		cleanupRead()
+		cleanupPlugins()
 	}
 	// A root the closure replaced by a version every requirement admits
 	// was read by it, and is audited as the skills it adds are.

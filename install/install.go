@@ -336,9 +336,25 @@
 //     {name}--v{version}; Add does not look them up, as it reads the
 //     marketplace at one reference. With AddRequest.NoRequires none of
 //     this is read: only the skills selected are installed.
-//     ([Installer.Update] records the requirements a SKILL.md declares
-//     only: a moved skill's plugin requirements are dropped from its
-//     record.)
+//     A skill's plugin requirements are those its lock entry records
+//     written as above (naming another installed skill of the same
+//     source, and not declared by the installed SKILL.md).
+//     [Installer.Update] of a skill that has any reads its marketplace
+//     again, whole, at the pin (or, of a folder, the content) it moves
+//     to, and links it as Add does: its plugin requirements, and those of
+//     the skills they bring in, are the marketplace's now (a dependency
+//     gained is installed as a requirement, one dropped is no longer
+//     recorded, its skills left installed as rule 17 leaves a
+//     requirement a new version drops, a problem above fails the
+//     update, changing nothing; a dependency on another marketplace's
+//     plugin is not reported), and an installed skill whose plugin
+//     requirements changed is read again though its content did not.
+//     A skill read without its marketplace
+//     (by a requirement naming its folder, or of a source not read at a
+//     pin) keeps the plugin requirements recorded, written again at the
+//     source it is read from, and each is read again there, as its other
+//     requirements are; they are never dropped unread. A skill that had
+//     none is not linked by Update (Add of its plugin again links it).
 //     Nested skills: a folder holding a SKILL.md inside another skill's
 //     folder (up to five levels below it) is a file of that skill, which
 //     installs it with the rest of its folder, not a skill of its own:

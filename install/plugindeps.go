@@ -2,6 +2,7 @@ package install
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -436,4 +437,80 @@ func seedPluginReqs(read map[string]*candidate, use []*candidate) {
 	for _, c := range use {
 		walk(c)
 	}
+}
+
+// updatePlugins reads again, for each skill an Update moves (wants)
+// whose lock entry records requirements its plugins' dependencies made
+// (recordedPluginReqs), its marketplace at the new pin, whole, and
+// links the skill as Add does (linkPlugins): its requirements by its
+// plugins are then those of the marketplace now, the skills of a
+// dependency it gained among them (rule 12). A source read otherwise
+// than from a folder or at a pin is not read, nor is a skill the
+// marketplace no longer holds linked: the closure keeps the recorded
+// requirements (keptPluginReqs). cleanup removes what reading
+// extracted.
+func (in *Installer) updatePlugins(ctx context.Context, lock *lockFile, wants []want, lenient bool) (cleanup func(), _ error) {
+	var read []*sourceSkills
+	byKey := map[string]*sourceSkills{}
+	cleanup = func() {
+		for _, r := range read {
+			r.cleanup()
+		}
+	}
+	for i := range wants {
+		c := &wants[i].c
+		if len(in.recordedPluginReqs(ctx, lock, c)) == 0 {
+			continue
+		}
+		key := c.source + "@" + c.pin
+		r := byKey[key] // skills of one marketplace and pin: read once
+		switch kind := in.recordedKind(c.source); {
+		case r != nil:
+		case kind == kindFolder:
+			st, err := in.checkNow(c.source, []string{c.name}, lock)
+			if err == nil {
+				r, err = in.resolve(ctx, in.sourcePath(c.source), true, st, nil)
+			}
+			if err != nil {
+				cleanup()
+				return nil, fmt.Errorf("%s: reading its marketplace again for its plugins' dependencies: %w", c.name, err)
+			}
+		case kind == kindPublished:
+			if c.pin == "" {
+				continue
+			}
+			rs, err := in.parseSource(c.source, false)
+			var st *sourceTrust
+			if err == nil {
+				st, err = in.checkSource(c.source, c.pin, false, recordedSigner(lock, []string{c.name}))
+			}
+			r = &sourceSkills{source: c.source, pin: c.pin, cleanup: func() {}}
+			if err == nil {
+				_, r.skills, r.cleanup, err = in.fromRemote(ctx, rs, c.source, c.pin, nil, st, nil)
+			}
+			if err != nil {
+				cleanup()
+				return nil, fmt.Errorf("%s: reading its marketplace again at %s for its plugins' dependencies: %w", c.name, c.pin, err)
+			}
+			in.checkAll(ctx, r.skills, c.pin)
+			st.mark(r.skills)
+		default:
+			continue
+		}
+		if byKey[key] == nil {
+			byKey[key] = r
+			read = append(read, r)
+		}
+		j := slices.IndexFunc(r.skills, func(o candidate) bool { return o.subpath == c.subpath })
+		if j < 0 {
+			continue // not found whole: the recorded requirements stay
+		}
+		m := &r.skills[j]
+		if _, err := in.linkPlugins([]*sourceSkills{r}, []*candidate{m}, lenient); err != nil {
+			cleanup()
+			return nil, err
+		}
+		c.pluginReqs, c.pluginsRead = m.pluginReqs, true
+	}
+	return cleanup, nil
 }

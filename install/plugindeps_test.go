@@ -339,3 +339,203 @@ func TestPluginDependenciesArchive(t *testing.T) {
 		t.Errorf("Add(--plugin a --no-requires) of an archive = %v, %v; want a1 installed", installedNames(changes), err)
 	}
 }
+
+// TestPluginDependenciesUpdate checks that Update keeps and re-resolves
+// the requirements plugin dependencies made (rule 12): the marketplace
+// moves (a's skill changes, b's plugin gains a dependency on d), and
+// Update reads it again at the new commit: a1 and b1 move, and d1 is
+// installed as b1's requirement; a requirement of the same repository
+// that a SKILL.md declares, then drops, is dropped.
+func TestPluginDependenciesUpdate(t *testing.T) {
+	needGit(t)
+	f := newFixture(t)
+	dir := filepath.Join(t.TempDir(), "market")
+	gitRepo(t, dir, dependingMarketplace(nil))
+	src := "git+file://" + filepath.ToSlash(dir) + "#ref=main"
+	in := f.remoteInstaller(t, cachetest.Root(t))
+	if _, err := in.Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code"), Plugins: []string{"a"}}); err != nil {
+		t.Fatalf("Add(--plugin a) = %v", err)
+	}
+	before := projectLock(t, f)
+	at := func(p string) string { return src + "&path=" + p }
+	want := map[string]reqSummary{
+		"a1": {Requires: []lockRequirement{{Source: at("plugins/b/skills/b1"), Skill: "b1"}}},
+		"b1": {Requires: []lockRequirement{{Source: at("plugins/c/skills/c1"), Skill: "c1"}, {Source: at("plugins/c/skills/c2"), Skill: "c2"}},
+			RequiredBy: []string{"a1"}, Dependency: true},
+		"c1": {RequiredBy: []string{"b1"}, Dependency: true},
+		"c2": {RequiredBy: []string{"b1"}, Dependency: true},
+	}
+	if diff := cmp.Diff(want, summarize(before)); diff != "" {
+		t.Fatalf("lock after Add(--plugin a) (-want +got):\n%s", diff)
+	}
+	market := `{"name": "acme", "plugins": [
+			{"name": "a", "source": "./plugins/a"},
+			{"name": "b", "source": "./plugins/b", "dependencies": [{"name": "c", "version": "^1"}, "d"]},
+			{"name": "c", "source": "./plugins/c", "version": "1.2.0"},
+			{"name": "d", "source": "./plugins/d"}]}`
+	head := gitRepo(t, dir, dependingMarketplace(map[string]string{
+		".claude-plugin/marketplace.json": market,
+		"plugins/a/skills/a1/SKILL.md":    skillMD("a1") + "\nversion two\n",
+	}))
+	if ups, changes, err := in.Update(t.Context(), UpdateRequest{Names: []string{"a1"}, DryRun: true}); err != nil || len(ups) != 1 || len(changes) != 0 {
+		t.Fatalf("Update(a1, dry run) = %+v, %v, %v", ups, changes, err)
+	}
+	if diff := cmp.Diff(want, summarize(projectLock(t, f))); diff != "" {
+		t.Fatalf("lock after a dry run (-want +got):\n%s", diff)
+	}
+	ups, _, err := in.Update(t.Context(), UpdateRequest{Names: []string{"a1"}})
+	if err != nil {
+		t.Fatalf("Update(a1) = %v", err)
+	}
+	if len(ups) != 1 || !ups[0].Updated() || ups[0].Pin != head {
+		t.Fatalf("Update(a1) = %+v; want a1 moved to %s", ups, head)
+	}
+	after := projectLock(t, f)
+	want["b1"] = reqSummary{Requires: append(want["b1"].Requires, lockRequirement{Source: at("plugins/d/skills/d1"), Skill: "d1"}),
+		RequiredBy: []string{"a1"}, Dependency: true}
+	want["d1"] = reqSummary{RequiredBy: []string{"b1"}, Dependency: true}
+	if diff := cmp.Diff(want, summarize(after)); diff != "" {
+		t.Errorf("lock after Update(a1) (-want +got):\n%s", diff)
+	}
+	for _, name := range []string{"a1", "b1"} {
+		if e := after.Skills[name]; e == nil || e.Pin != head {
+			t.Errorf("%s after Update(a1): %+v; want it at %s", name, e, head)
+		}
+	}
+	if after.Skills["a1"].Digest == before.Skills["a1"].Digest {
+		t.Error("a1's digest did not change with its content")
+	}
+
+	// A SKILL.md requirement of the same repository that a new version
+	// drops is dropped; the plugin's stays.
+	gitRepo(t, dir, dependingMarketplace(map[string]string{
+		".claude-plugin/marketplace.json": market,
+		"plugins/a/skills/a1/SKILL.md":    "---\nname: a1\ndescription: the a1 skill\nmetadata:\n  requires: " + at("plugins/d/skills/d1") + "\n---\n# a1\n",
+	}))
+	if _, _, err := in.Update(t.Context(), UpdateRequest{Names: []string{"a1"}}); err != nil {
+		t.Fatalf("Update(a1) requiring d1 = %v", err)
+	}
+	wantA := []lockRequirement{{Source: at("plugins/d/skills/d1"), Skill: "d1"}, {Source: at("plugins/b/skills/b1"), Skill: "b1"}}
+	if diff := cmp.Diff(wantA, projectLock(t, f).Skills["a1"].Requires); diff != "" {
+		t.Errorf("a1 requiring d1 (-want +got):\n%s", diff)
+	}
+	gitRepo(t, dir, dependingMarketplace(map[string]string{".claude-plugin/marketplace.json": market, "plugins/a/skills/a1/SKILL.md": skillMD("a1") + "\nversion four\n"}))
+	if _, _, err := in.Update(t.Context(), UpdateRequest{Names: []string{"a1"}}); err != nil {
+		t.Fatalf("Update(a1) dropping d1 = %v", err)
+	}
+	lock := projectLock(t, f)
+	for _, name := range []string{"a1", "b1"} {
+		if diff := cmp.Diff(want[name].Requires, lock.Skills[name].Requires); diff != "" {
+			t.Errorf("%s after a1 dropped d1 (-want +got):\n%s", name, diff)
+		}
+	}
+
+	// A skill of another source that requires b1 reads b1's folder only,
+	// at the new commit: b1 moves and keeps what its lock entry records
+	// its plugins require.
+	head = gitRepo(t, dir, dependingMarketplace(map[string]string{
+		".claude-plugin/marketplace.json": market,
+		"plugins/a/skills/a1/SKILL.md":    skillMD("a1") + "\nversion four\n",
+		"plugins/b/skills/b1/SKILL.md":    skillMD("b1") + "\nversion two\n",
+	}))
+	x := filepath.Join(t.TempDir(), "x")
+	writeFiles(t, x, map[string]string{"SKILL.md": "---\nname: x\ndescription: the x skill\nmetadata:\n  requires: " + at("plugins/b/skills/b1") + "\n---\n# x\n"})
+	if _, err := in.Add(t.Context(), AddRequest{Sources: []string{x}, Agents: agentsOf(t, "claude-code")}); err != nil {
+		t.Fatalf("Add(x requiring b1) = %v", err)
+	}
+	lock = projectLock(t, f)
+	if e := lock.Skills["b1"]; e.Pin != head {
+		t.Errorf("b1 at %s after Add(x), want %s", e.Pin, head)
+	}
+	if diff := cmp.Diff(want["b1"].Requires, lock.Skills["b1"].Requires); diff != "" {
+		t.Errorf("b1 after Add(x) (-want +got):\n%s", diff)
+	}
+
+	// b's plugin drops its dependency on d: updating a1 reads the
+	// marketplace again, and b1 no longer requires d1.
+	gitRepo(t, dir, dependingMarketplace(map[string]string{"plugins/a/skills/a1/SKILL.md": skillMD("a1") + "\nversion five\n"}))
+	if _, _, err := in.Update(t.Context(), UpdateRequest{Names: []string{"a1"}}); err != nil {
+		t.Fatalf("Update(a1) after b dropped d = %v", err)
+	}
+	lock = projectLock(t, f)
+	if diff := cmp.Diff(want["b1"].Requires[:2], lock.Skills["b1"].Requires); diff != "" {
+		t.Errorf("b1 after b dropped d (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(want["a1"].Requires, lock.Skills["a1"].Requires); diff != "" {
+		t.Errorf("a1 after b dropped d (-want +got):\n%s", diff)
+	}
+}
+
+// TestPluginDependenciesUpdateFolder checks Update's plugin requirements
+// (rule 12) in a marketplace folder: a's skill changes and b's plugin
+// gains a dependency on d; Update(a1) reads the folder again, keeps
+// a1's requirement on b1 and installs d1 as b1's; a dependency list
+// that is no longer one fails the update, changing nothing.
+func TestPluginDependenciesUpdateFolder(t *testing.T) {
+	f := newFixture(t)
+	dir := filepath.Join(f.sources, "market")
+	writeFiles(t, dir, dependingMarketplace(nil))
+	in := f.installer(t)
+	if _, err := in.Add(t.Context(), AddRequest{Sources: []string{dir}, Agents: agentsOf(t, "codex"), Plugins: []string{"a"}}); err != nil {
+		t.Fatalf("Add(--plugin a) = %v", err)
+	}
+	writeFiles(t, dir, map[string]string{
+		"plugins/a/skills/a1/SKILL.md":         skillMD("a1") + "\nversion two\n",
+		"plugins/b/.claude-plugin/plugin.json": `{"name": "b", "dependencies": ["d"]}`,
+	})
+	if _, _, err := in.Update(t.Context(), UpdateRequest{Names: []string{"a1"}}); err != nil {
+		t.Fatalf("Update(a1) = %v", err)
+	}
+	want := map[string]reqSummary{
+		"a1": {Requires: []lockRequirement{{Source: "../../../b/skills/b1", Skill: "b1"}}},
+		"b1": {Requires: []lockRequirement{{Source: "../../../c/skills/c1", Skill: "c1"}, {Source: "../../../c/skills/c2", Skill: "c2"}, {Source: "../../../d/skills/d1", Skill: "d1"}},
+			RequiredBy: []string{"a1"}, Dependency: true},
+		"c1": {RequiredBy: []string{"b1"}, Dependency: true},
+		"c2": {RequiredBy: []string{"b1"}, Dependency: true},
+		"d1": {RequiredBy: []string{"b1"}, Dependency: true},
+	}
+	if diff := cmp.Diff(want, summarize(projectLock(t, f))); diff != "" {
+		t.Errorf("lock after Update(a1) (-want +got):\n%s", diff)
+	}
+	// Both moving, a1 and b1 are linked from one read of the folder; b's
+	// plugin drops d again, and b1 no longer requires d1.
+	writeFiles(t, dir, map[string]string{
+		"plugins/a/skills/a1/SKILL.md":         skillMD("a1") + "\nversion three\n",
+		"plugins/b/skills/b1/SKILL.md":         skillMD("b1") + "\nversion two\n",
+		"plugins/b/.claude-plugin/plugin.json": `{"name": "b"}`,
+	})
+	ups, _, err := in.Update(t.Context(), UpdateRequest{})
+	if err != nil {
+		t.Fatalf("Update() = %v", err)
+	}
+	var moved []string
+	for _, u := range ups {
+		if u.Updated() {
+			moved = append(moved, u.Skill)
+		}
+	}
+	if diff := cmp.Diff([]string{"a1", "b1"}, moved); diff != "" {
+		t.Errorf("Update() moved (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(want["b1"].Requires[:2], projectLock(t, f).Skills["b1"].Requires); diff != "" {
+		t.Errorf("b1 after b dropped d (-want +got):\n%s", diff)
+	}
+	writeFiles(t, dir, map[string]string{
+		"plugins/a/skills/a1/SKILL.md":         skillMD("a1") + "\nversion four\n",
+		"plugins/b/.claude-plugin/plugin.json": `{"name": "b", "dependencies": ["d", 42]}`,
+	})
+	want["b1"] = reqSummary{Requires: want["b1"].Requires[:2], RequiredBy: []string{"a1"}, Dependency: true}
+	want["d1"] = reqSummary{Dependency: true} // Update leaves a dependency no longer needed (rule 17)
+	before := projectLock(t, f)
+	_, _, err = in.Update(t.Context(), UpdateRequest{Names: []string{"a1"}})
+	if !errors.Is(err, ErrRequirements) || !strings.Contains(err.Error(), "dependency 2 of its plugin.json") {
+		t.Fatalf("Update(a1) with a broken dependency list = %v, want ErrRequirements", err)
+	}
+	after := projectLock(t, f)
+	if diff := cmp.Diff(want, summarize(after)); diff != "" {
+		t.Errorf("lock after a refused update (-want +got):\n%s", diff)
+	}
+	if after.Skills["a1"].Digest != before.Skills["a1"].Digest {
+		t.Error("a refused update moved a1")
+	}
+}

@@ -169,6 +169,10 @@ type candidate struct {
 	needsProblem string
 	foreign      []foreignDep
 	pluginReqs   []pluginReq
+	// pluginsRead is whether its marketplace was read again for it
+	// (updatePlugins), pluginReqs then being what it requires by its
+	// plugins now.
+	pluginsRead bool
 }
 
 // extraction is what extracting a source's archive saw of its files as
