@@ -1038,7 +1038,7 @@
 //  6. Removing a skill keeps a dependency of it (rule 18) the policy
 //     requires, when no one named it: it stays, for its agents, no
 //     longer marked a dependency (installed directly from then on), and
-//     the removal goes ahead.
+//     so does every dependency it needs in turn; the removal goes ahead.
 //  7. A project's policy file (and a file it extends) may not require a
 //     skill from this machine or next to it: a file URL (git+file:, in
 //     any case), or a git or oci host that is loopback (localhost,
