@@ -1065,6 +1065,12 @@
 //     one at its pin, with its version. A version recorded beside a
 //     commit cannot be checked against the source (rule 5 checks what a
 //     range or version names).
+//  10. A requirement between skills (rule 17) never takes a skill from a
+//     required source out of the entry's range: an Add, Sync or Update
+//     whose closure would install or move a dependency (a skill no one
+//     named) from that source to a version the entry does not admit
+//     fails with [ErrRequirements], naming the entry (FILE:LINE), and
+//     changes nothing. A skill the user names is the user's word (rule 8).
 //
 // # Importing from other installers
 //
