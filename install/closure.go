@@ -467,8 +467,8 @@ func (cl *closure) keepsInstalled() error {
 				if r.Skill != m.name || cl.admits(r.Source, m.c) {
 					continue
 				}
-				return fmt.Errorf("skill %q: %w: no version answers both: %s (%s) and %s -> %s (%s, %s); nothing was changed (one version of a skill is installed: make the requirements agree)",
-					m.name, ErrRequirements, chainText(m.chain), describe(m.via, m.c), by, m.name, r.Source, installedText(e))
+				return fmt.Errorf("skill %q: %w: no version answers both: %s and %s -> %s (%s, %s); nothing was changed (one version of a skill is installed: make the requirements agree)",
+					m.name, ErrRequirements, describeNode(m), by, m.name, r.Source, installedText(e))
 			}
 		}
 	}
