@@ -684,9 +684,7 @@
 //     [ErrRequired] naming them; RemoveRequest.Required removes it
 //     anyway, its canonical copy's change naming them
 //     (Change.RequiredBy), and their requirements are then not
-//     answered: the lock file no longer names it for them, and a skill
-//     of the same name installed later (from anywhere) does not answer
-//     them. A removal
+//     answered. A removal
 //     also takes every dependency that the skills it removes needed and
 //     nothing left needs: a dependency stays exactly while a skill not
 //     marked as one still needs it through a chain of requirements, so

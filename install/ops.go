@@ -1077,26 +1077,10 @@ func notInstalled(lock *lockFile, names []string, root string) error {
 	return fmt.Errorf("skill %s %w in %s; nothing was changed (see 'agentskills list')", strings.Join(missing, ", "), ErrNotInstalled, root)
 }
 
-// setEntry records e for name, or removes the entry when e is nil: then
-// no requirement is answered by name any longer (rule 18), so that a
-// later skill of that name, from anywhere, is not taken for it; the
-// entries changed are copies (a plan may hold the ones before).
+// setEntry records e for name, or removes the entry when e is nil.
 func setEntry(lock *lockFile, name string, e *lockEntry) {
 	if e == nil {
 		delete(lock.Skills, name)
-		for other, o := range lock.Skills {
-			if !slices.ContainsFunc(o.Requires, func(r lockRequirement) bool { return r.Skill == name }) {
-				continue
-			}
-			cp := *o
-			cp.Requires = slices.Clone(o.Requires)
-			for i := range cp.Requires {
-				if cp.Requires[i].Skill == name {
-					cp.Requires[i].Skill = ""
-				}
-			}
-			lock.Skills[other] = &cp
-		}
 		return
 	}
 	lock.Skills[name] = e
