@@ -109,7 +109,7 @@ func leavesFirst(skills map[string]*lockEntry, names []string) []string {
 // requiredError is the error for a removal of the skill name, which the
 // installed skills by still require.
 func requiredError(name string, by []string) error {
-	return fmt.Errorf("%s %w (%s); remove those first, or force the removal", name, ErrRequired, strings.Join(by, ", "))
+	return fmt.Errorf("skill %q: %w: %s; remove those first, or force the removal", name, ErrRequired, strings.Join(by, ", "))
 }
 
 // unmet is what [Installer.Verify] reports of the requirements lock
