@@ -283,7 +283,7 @@ func TestTeamPolicyScenario(t *testing.T) {
 	required := skillAt(r.apps, "c", "^1")
 	commitTag(t, polDir, "v1", map[string]string{
 		"company/" + policy.FileName: "version: 1\nsources:\n  allow:\n    - " + apps + "\n    - " + lib + "\n",
-		"team/" + policy.FileName: "version: 1\nextends: \"" + companySrc + "\"\nsources:\n  allow:\n    - " + apps + "\n",
+		"team/" + policy.FileName:    "version: 1\nextends: \"" + companySrc + "\"\nsources:\n  allow:\n    - " + apps + "\n",
 	})
 	pin := gitsigtest.Git(t, polDir, nil, "rev-parse", "v1")
 	team := teamSrc + "@" + pin
