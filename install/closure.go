@@ -472,9 +472,44 @@ func (cl *closure) keepsInstalled() error {
 				if r.Skill != m.name || cl.admits(r.Source, m.c) {
 					continue
 				}
-				return fmt.Errorf("skill %q: %w: no version answers both: %s (%s) and %s -> %s (%s, %s); nothing was changed (one version of a skill is installed: make the requirements agree)",
-					m.name, ErrRequirements, chainText(m.chain), describe(m.via, m.c), by, m.name, r.Source, installedText(e))
+				return fmt.Errorf("skill %q: %w: no version answers both: %s and %s -> %s (%s, %s); nothing was changed (one version of a skill is installed: make the requirements agree)",
+					m.name, ErrRequirements, describeNode(m), by, m.name, r.Source, installedText(e))
 			}
+		}
+	}
+	return cl.keepsPolicyRange()
+}
+
+// keepsPolicyRange fails when the closure would install or move a skill
+// no one named (a dependency) from a source the policy requires to a
+// version the policy's entry does not admit (# Required skills, rule 10):
+// a requirement between skills never takes a required skill out of the
+// policy's range.
+func (cl *closure) keepsPolicyRange() error {
+	reqs := cl.in.policyRequirements()
+	if len(reqs) == 0 {
+		return nil
+	}
+	places := map[string]place{}
+	for _, m := range cl.order {
+		if m.c == nil || m.root {
+			continue
+		}
+		if e := cl.lock.Skills[m.name]; e != nil && cl.sameEntry(e, m.c) && e.Pin == m.c.pin {
+			continue // it stays as it is
+		}
+		one := &lockFile{Skills: map[string]*lockEntry{m.name: {Source: m.c.source, Subpath: m.c.subpath}}}
+		for _, req := range reqs {
+			want, ok, err := cl.in.sourcePlace(req.Source)
+			if err != nil || !ok || len(cl.in.requiredFrom(one, want, places)) == 0 || req.Admits(m.c.version) {
+				continue
+			}
+			got := "a version the source does not name"
+			if m.c.version != "" {
+				got = m.c.version
+			}
+			return fmt.Errorf("skill %q: %w: %s (%s) picks %s, which the policy's required entry %s (%s) does not admit; nothing was changed (make the requirement admit a version the policy requires, or change the policy's entry)",
+				m.name, ErrRequirements, chainText(m.chain), m.via, got, where(req.Rule), sourceloc.Redact(req.Source))
 		}
 	}
 	return nil

@@ -1054,7 +1054,7 @@
 //  6. Removing a skill keeps a dependency of it (rule 18) the policy
 //     requires, when no one named it: it stays, for its agents, no
 //     longer marked a dependency (installed directly from then on), and
-//     the removal goes ahead.
+//     so does every dependency it needs in turn; the removal goes ahead.
 //  7. A project's policy file (and a file it extends) may not require a
 //     skill from this machine or next to it: a file URL (git+file:, in
 //     any case), or a git or oci host that is loopback (localhost,
@@ -1081,6 +1081,12 @@
 //     one at its pin, with its version. A version recorded beside a
 //     commit cannot be checked against the source (rule 5 checks what a
 //     range or version names).
+//  10. A requirement between skills (rule 17) never takes a skill from a
+//     required source out of the entry's range: an Add, Sync or Update
+//     whose closure would install or move a dependency (a skill no one
+//     named) from that source to a version the entry does not admit
+//     fails with [ErrRequirements], naming the entry (FILE:LINE), and
+//     changes nothing. A skill the user names is the user's word (rule 8).
 //
 // # Importing from other installers
 //

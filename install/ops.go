@@ -892,18 +892,26 @@ func (in *Installer) planRequirements(ctx context.Context, lock *lockFile, plans
 	// The dependencies go before the skills named, each before the
 	// skills that require it: a run stopped between two leaves what is
 	// left still needed by a skill named, which the next run names again.
+	// A dependency the policy requires and no one named stays, and so
+	// does what it needs in turn: the orphans are counted again with
+	// those kept as skills the user named.
 	kept := in.policyKept(lock)
-	var first []removal
-	for _, n := range leavesFirst(lock.Skills, orphans(lock.Skills, going)) {
-		i := slices.IndexFunc(plans, func(p removal) bool { return p.name == n })
-		if i < 0 && kept[n] {
-			// The policy requires it: it stays, installed directly now
-			// (# Required skills, rule 6).
-			cur := *lock.Skills[n]
-			cur.Dependency = false
-			plans = append(plans, removal{name: n, prev: lock.Skills[n], cur: &cur})
-			continue
+	stay := map[string]bool{}
+	for _, n := range orphans(lock.Skills, going, nil) {
+		if kept[n] && !slices.ContainsFunc(plans, func(p removal) bool { return p.name == n }) {
+			stay[n] = true
 		}
+	}
+	for _, n := range slices.Sorted(maps.Keys(stay)) {
+		// The policy requires it: it stays, installed directly now
+		// (# Required skills, rule 6).
+		cur := *lock.Skills[n]
+		cur.Dependency = false
+		plans = append(plans, removal{name: n, prev: lock.Skills[n], cur: &cur})
+	}
+	var first []removal
+	for _, n := range leavesFirst(lock.Skills, orphans(lock.Skills, going, stay)) {
+		i := slices.IndexFunc(plans, func(p removal) bool { return p.name == n })
 		going[n] = true
 		r := in.planRemoval(ctx, n, lock.Skills[n], nil, req.Force)
 		if i >= 0 {

@@ -396,8 +396,30 @@ func (in *Installer) syncWithRequired(ctx context.Context, req SyncRequest, reco
 		return changes, err
 	}
 	added, err := in.addRequired(ctx, reqs, req.Force)
-	return append(changes, added...), err
+	changes = append(changes, added...)
+	if err != nil && slices.ContainsFunc(changes, func(c Change) bool { return c.Action != ActionUnchanged && c.Action != ActionSkipped }) {
+		// The failing Add changed nothing, but the sync before it did:
+		// the message may not say nothing was.
+		err = &changedError{err: err}
+	}
+	return changes, err
 }
+
+// changedError is an error of a step that changed nothing after earlier
+// steps of the same run changed something: its message says so where the
+// step's own says "nothing was changed". It wraps err.
+type changedError struct{ err error }
+
+func (e *changedError) Error() string {
+	msg := e.err.Error()
+	const nothing = "nothing was changed"
+	if strings.Contains(msg, nothing) {
+		return strings.ReplaceAll(msg, nothing, "the required skill was not added (the sync's earlier changes stay)")
+	}
+	return msg + " (the sync's earlier changes stay)"
+}
+
+func (e *changedError) Unwrap() error { return e.err }
 
 // resolveRequired checks, before a sync changes anything, that each
 // requirement the lock file does not meet can be met: the entries for

@@ -36,8 +36,8 @@ func requiredBy(skills map[string]*lockEntry, gone map[string]bool) map[string][
 // needed is every skill of skills that a skill the user named (one not
 // marked Dependency) needs, itself included, through the chain of
 // installed requirements; a skill in gone is left out, and so is what
-// only it needs.
-func needed(skills map[string]*lockEntry, gone map[string]bool) map[string]bool {
+// only it needs. A skill in roots counts as one the user named.
+func needed(skills map[string]*lockEntry, gone, roots map[string]bool) map[string]bool {
 	seen := map[string]bool{}
 	var walk func(name string)
 	walk = func(name string) {
@@ -53,7 +53,7 @@ func needed(skills map[string]*lockEntry, gone map[string]bool) map[string]bool 
 		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(skills)) {
-		if !skills[name].Dependency {
+		if !skills[name].Dependency || roots[name] {
 			walk(name)
 		}
 	}
@@ -64,9 +64,11 @@ func needed(skills map[string]*lockEntry, gone map[string]bool) map[string]bool 
 // leaves without a purpose: marked Dependency, needed (through the
 // chain of requirements) by a skill the user named before the removal,
 // and by none after it. A dependency nothing needed before (left so by
-// hand, or by an older version) is not this removal's to take. Sorted.
-func orphans(skills map[string]*lockEntry, going map[string]bool) []string {
-	before, after := needed(skills, nil), needed(skills, going)
+// hand, or by an older version) is not this removal's to take. A skill
+// in stay, which the removal keeps (the policy requires it), counts after
+// it as one the user named: what it needs is no orphan. Sorted.
+func orphans(skills map[string]*lockEntry, going, stay map[string]bool) []string {
+	before, after := needed(skills, nil, nil), needed(skills, going, stay)
 	var out []string
 	for name, e := range skills {
 		if e.Dependency && !going[name] && before[name] && !after[name] {
@@ -107,7 +109,7 @@ func leavesFirst(skills map[string]*lockEntry, names []string) []string {
 // requiredError is the error for a removal of the skill name, which the
 // installed skills by still require.
 func requiredError(name string, by []string) error {
-	return fmt.Errorf("%s %w (%s); remove those first, or force the removal", name, ErrRequired, strings.Join(by, ", "))
+	return fmt.Errorf("skill %q: %w: %s; remove those first, or force the removal", name, ErrRequired, strings.Join(by, ", "))
 }
 
 // unmet is what [Installer.Verify] reports of the requirements lock

@@ -116,7 +116,7 @@ func TestRemoveRefusesARequiredSkill(t *testing.T) {
 	if !errors.Is(err, ErrRequired) {
 		t.Fatalf("Remove(changelog) = %v, want ErrRequired", err)
 	}
-	if want := "changelog is required by installed skills (notes, release); remove those first"; !strings.Contains(err.Error(), want) {
+	if want := `skill "changelog": is required by installed skills: notes, release; remove those first`; !strings.Contains(err.Error(), want) {
 		t.Errorf("Remove(changelog) = %q, want it to say %q", err, want)
 	}
 	if !bytes.Equal(lockBytes(t, f), before) {
@@ -128,7 +128,7 @@ func TestRemoveRefusesARequiredSkill(t *testing.T) {
 	// Removing it with one of those that require it is refused too,
 	// naming the one that stays.
 	_, err = in.Remove(ctx, RemoveRequest{Names: []string{"changelog", "notes"}})
-	if !errors.Is(err, ErrRequired) || !strings.Contains(err.Error(), "(release)") {
+	if !errors.Is(err, ErrRequired) || !strings.Contains(err.Error(), "installed skills: release;") {
 		t.Fatalf("Remove(changelog, notes) = %v, want ErrRequired naming release alone", err)
 	}
 	// Forced.

@@ -137,7 +137,7 @@ func TestRemoveRequiredSkill(t *testing.T) {
 
 	// Refused.
 	code, _, errs = run("remove", "changelog")
-	if code != 1 || !strings.Contains(errs, "changelog is required by installed skills (notes, release); remove those first") || !strings.Contains(errs, "--force") {
+	if code != 1 || !strings.Contains(errs, `skill "changelog": is required by installed skills: notes, release; remove those first`) || !strings.Contains(errs, "--force") {
 		t.Fatalf("remove changelog = %d, stderr %q; want 1, naming notes and release, and --force", code, errs)
 	}
 	if after, _ := os.ReadFile(lockPath); !bytes.Equal(before, after) {

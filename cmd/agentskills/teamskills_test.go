@@ -249,7 +249,7 @@ func TestRequirementScenarios(t *testing.T) {
 		add()
 		before := readTestFile(t, filepath.Join(project, ".agents", "agentskills.lock"))
 		code, _, errs = runHere(t, "remove", "c")
-		if code != exitFailed || !strings.Contains(errs, "c is required by installed skills (b)") || !strings.Contains(errs, "--force") {
+		if code != exitFailed || !strings.Contains(errs, `skill "c": is required by installed skills: b;`) || !strings.Contains(errs, "--force") {
 			t.Errorf("remove c = %d, %q; want exit 1 naming b and --force", code, errs)
 		}
 		if after := readTestFile(t, filepath.Join(project, ".agents", "agentskills.lock")); after != before || !installed(project, "c") {
