@@ -232,6 +232,11 @@ func (c *Cache) stageOnce(ctx context.Context, name string, files []cache.File, 
 		f, first := c.join(digest)
 		if first {
 			return c.land(digest, f, func() (string, string, error) {
+				// Another flight may have published the tree and ended
+				// between the look above and this one's start.
+				if dir, ok := store.Lookup(digest, name); ok {
+					return dir, digest, nil
+				}
 				dir, got, err := stage(store, name, write)
 				if err == nil {
 					cache.ShowOf(ctx).Done(name, got)
