@@ -332,6 +332,18 @@ func (cl *closure) limit(m *reqNode) error {
 	return nil
 }
 
+// choose makes c the skill m stands for: at once when m's requirements
+// are not read yet, else by resolving the closure again, since they were
+// those of another version.
+func (cl *closure) choose(m *reqNode, c *candidate) {
+	cl.prefer[m.name] = c
+	if m.done {
+		cl.restart = true
+	} else {
+		m.c = c
+	}
+}
+
 // merge settles a second requirement, or a second named source, for
 // the skill of m: read as c, it reached the closure by chain, written as
 // via (a source named, for a named skill). One skill answers both when
@@ -360,24 +372,14 @@ func (cl *closure) merge(ctx context.Context, m *reqNode, c *candidate, chain []
 			if both.pin == m.c.pin {
 				return nil // m's version is the highest both admit
 			}
-			cl.prefer[m.name] = both
-			if m.done {
-				cl.restart = true // its requirements were those of another version
-			} else {
-				m.c = both
-			}
+			cl.choose(m, both)
 			return nil
 		}
 		switch {
 		case version.Compare(m.c.version, c.version) <= 0 && answersRange(c, m.c):
 			return nil // m's version answers both
 		case answersRange(m.c, c):
-			cl.prefer[m.name] = c
-			if m.done {
-				cl.restart = true // its requirements were those of another version
-			} else {
-				m.c = c
-			}
+			cl.choose(m, c)
 			return nil
 		}
 	}

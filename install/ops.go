@@ -895,10 +895,10 @@ func (in *Installer) planRequirements(ctx context.Context, lock *lockFile, plans
 	// A dependency the policy requires and no one named stays, and so
 	// does what it needs in turn: the orphans are counted again with
 	// those kept as skills the user named.
-	kept := in.policyKept(lock)
+	kept, _ := in.policyEntries(lock) // none unread: keepRequired fails with the error
 	stay := map[string]bool{}
 	for _, n := range orphans(lock.Skills, going, nil) {
-		if kept[n] && !slices.ContainsFunc(plans, func(p removal) bool { return p.name == n }) {
+		if kept[n] != "" && !slices.ContainsFunc(plans, func(p removal) bool { return p.name == n }) {
 			stay[n] = true
 		}
 	}

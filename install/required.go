@@ -696,41 +696,17 @@ func (in *Installer) keepRequired(lock *lockFile, plans []removal) error {
 	return fmt.Errorf("%w: %d skills:\n  %s\n%s", ErrPolicyRequired, len(problems), strings.Join(problems, "\n  "), rest)
 }
 
-// policyKept is the set of skills lock records from a source the policy
-// requires; none when the policy cannot be read (keepRequired then
-// fails with its error).
-func (in *Installer) policyKept(lock *lockFile) map[string]bool {
+// policyEntries maps each skill lock records from a source the policy
+// requires to the first entry that requires it (RequiredSkill.Policy);
+// none without required entries.
+func (in *Installer) policyEntries(lock *lockFile) (map[string]string, error) {
 	reqs := in.policyRequirements()
 	if len(reqs) == 0 {
-		return nil
+		return nil, nil
 	}
 	got, err := in.checkRequired(lock, reqs)
 	if err != nil {
-		return nil
-	}
-	kept := map[string]bool{}
-	for _, r := range got {
-		for _, name := range r.Skills {
-			kept[name] = true
-		}
-	}
-	return kept
-}
-
-// markRequired sets RequiredByPolicy of each status of a skill this tool
-// installed from a source the policy requires.
-func (in *Installer) markRequired(st []Status) error {
-	reqs := in.policyRequirements()
-	if len(reqs) == 0 {
-		return nil
-	}
-	lock, err := in.viewLock()
-	if err != nil {
-		return err
-	}
-	got, err := in.checkRequired(lock, reqs)
-	if err != nil {
-		return err
+		return nil, err
 	}
 	by := map[string]string{}
 	for _, r := range got {
@@ -739,6 +715,23 @@ func (in *Installer) markRequired(st []Status) error {
 				by[name] = r.Policy
 			}
 		}
+	}
+	return by, nil
+}
+
+// markRequired sets RequiredByPolicy of each status of a skill this tool
+// installed from a source the policy requires.
+func (in *Installer) markRequired(st []Status) error {
+	if len(in.policyRequirements()) == 0 {
+		return nil
+	}
+	lock, err := in.viewLock()
+	if err != nil {
+		return err
+	}
+	by, err := in.policyEntries(lock)
+	if err != nil {
+		return err
 	}
 	for i := range st {
 		if st[i].Kind != "" {
