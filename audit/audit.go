@@ -524,11 +524,11 @@
 // other, which TestTreeWorkers* check on the fixtures, random and
 // hostile trees, trees where the caps cut and files that fail part way.
 // What a process that audits pays once is small: the prefilter is
-// loaded from tables generated beside the expressions (go generate
-// ./audit; TestLineFilterTables fails when they are stale), with a
-// third of the work and of the memory of building it from their syntax
-// trees (BenchmarkLineFilter), an expression is compiled when it first
-// runs (ordinary text runs none of the line rules' expressions; every
+// compiled into the program, as Go source that go generate ./audit
+// writes of it (TestLineFilterSource fails when it is stale): loading
+// it costs nothing, where building it from the expressions' syntax
+// trees takes milliseconds (BenchmarkLineFilter); an expression is
+// compiled when it first runs (ordinary text runs none of the line rules' expressions; every
 // one is made by lazyCompile, whose list TestLazyExprsCompile compiles,
 // so a wrong pattern fails the tests rather than an audit), and a
 // tree's files are read into a few buffers that every file reuses (one

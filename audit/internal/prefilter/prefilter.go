@@ -28,10 +28,9 @@
 // [Filter.MayLines].
 //
 // [New] reads the expressions' syntax trees, which takes milliseconds;
-// [Filter.Tables] writes what it read as text, from which [Load] builds
-// the same filter in a small part of that time, so that a program whose
-// expressions are fixed keeps their tables in a file generated beside
-// them and loads the filter from it.
+// [GoSource] writes the filter it built as Go source, so that a program
+// whose expressions are fixed compiles their filter in, and [Compiled]
+// returns it at no cost (gosource.go).
 package prefilter
 
 import (
@@ -46,7 +45,7 @@ import (
 // of their strings. It is safe for concurrent use.
 type Filter struct {
 	a        *automaton
-	patterns []string // by expression: its pattern (see Tables)
+	patterns []string // by expression: its pattern (see Compiled)
 	conds    []*cond  // by expression
 	// touches: by string, 5*words words: the expressions whose
 	// condition names it at all, then, by need bit, those whose
@@ -103,7 +102,7 @@ func New(res []*regexp.Regexp) (*Filter, error) {
 }
 
 // exprTables is what the filter holds of one expression, read from its
-// syntax tree by New or from the text of the tables by Load.
+// syntax tree by New.
 type exprTables struct {
 	pattern string
 	cond    *cond
