@@ -37,6 +37,8 @@ import (
 	"runtime/debug"
 	"syscall"
 
+	"github.com/spf13/cobra"
+
 	adaptor "github.com/agentadaptor/agentadaptor"
 )
 
@@ -54,10 +56,15 @@ func main() {
 
 // run runs the command line args and returns the exit code.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return runTree(ctx, newRootCmdFor, args, stdin, stdout, stderr)
+}
+
+// runTree is run in the command tree newTree builds for args.
+func runTree(ctx context.Context, newTree func(*streams, []string) *cobra.Command, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	startGC(os.Getenv)
 	s := newStreams(stdin, stdout, stderr)
 	defer s.flush()
-	root := newRootCmd(s)
+	root := newTree(s, args)
 	root.SetArgs(args)
 	cmd, err := root.ExecuteContextC(ctx)
 	code := s.exitCode(cmd, err)

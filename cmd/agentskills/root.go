@@ -48,33 +48,61 @@ func (s *streams) flush() {
 	s.textErr.Flush()
 }
 
-// subcommands builds the subcommands. A new command is a file with its
-// options struct, constructor and run function, and one line here.
-var subcommands = []func(*streams) *cobra.Command{
-	newValidateCmd,
-	newReadPropertiesCmd,
-	newPromptCmd,
-	newAddCmd,
-	newListCmd,
-	newRemoveCmd,
-	newSyncCmd,
-	newVerifyCmd,
-	newOutdatedCmd,
-	newUpdateCmd,
-	newAgentsCmd,
-	newCacheCmd,
-	newRunCmd,
-	newEvalCmd,
-	newPushCmd,
-	newIndexCmd,
-	newSignCmd,
-	newPolicyCmd,
-	newAuditCmd,
-	newImportCmd,
-	newFindCmd,
+// subcommands builds the subcommands, each by its name. A new command
+// is a file with its options struct, constructor and run function, and
+// one line here (TestSubcommandNames checks the names).
+var subcommands = []struct {
+	name string
+	new  func(*streams) *cobra.Command
+}{
+	{"validate", newValidateCmd},
+	{"read-properties", newReadPropertiesCmd},
+	{"prompt", newPromptCmd},
+	{"add", newAddCmd},
+	{"list", newListCmd},
+	{"remove", newRemoveCmd},
+	{"sync", newSyncCmd},
+	{"verify", newVerifyCmd},
+	{"outdated", newOutdatedCmd},
+	{"update", newUpdateCmd},
+	{"agents", newAgentsCmd},
+	{"cache", newCacheCmd},
+	{"run", newRunCmd},
+	{"eval", newEvalCmd},
+	{"push", newPushCmd},
+	{"index", newIndexCmd},
+	{"sign", newSignCmd},
+	{"policy", newPolicyCmd},
+	{"audit", newAuditCmd},
+	{"import", newImportCmd},
+	{"find", newFindCmd},
 }
 
-func newRootCmd(s *streams) *cobra.Command {
+// newRootCmd builds the command tree, every subcommand.
+func newRootCmd(s *streams) *cobra.Command { return newRoot(s, "") }
+
+// newRootCmdFor builds the command tree that runs the command line args:
+// when its first word names a subcommand (its name, not an alias), the
+// root with that subcommand alone, as it is in the whole tree, so that
+// a command does not pay at each start for building every other one and
+// its flags; the whole tree otherwise (help, completion, a flag, an
+// alias, a word that names no command, which cobra's suggestions read
+// the whole tree for). TestLazyCommands checks that each subcommand so
+// built behaves as in the whole tree.
+func newRootCmdFor(s *streams, args []string) *cobra.Command {
+	if len(args) > 0 {
+		for _, sub := range subcommands {
+			if sub.name == args[0] {
+				return newRoot(s, sub.name)
+			}
+		}
+	}
+	return newRootCmd(s)
+}
+
+// newRoot builds the root and its subcommands: only the one named only
+// when it is not "".
+func newRoot(s *streams, only string) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "agentskills",
 		Short: "Check Agent Skills and install them into every agent's folder",
@@ -106,8 +134,10 @@ run stopped by its --run-timeout, 130 interrupted.`,
 	root.SetOut(s.out)
 	root.SetErr(s.err)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	for _, newCmd := range subcommands {
-		root.AddCommand(newCmd(s))
+	for _, sub := range subcommands {
+		if only == "" || sub.name == only {
+			root.AddCommand(sub.new(s))
+		}
 	}
 	nameCommands(root)
 	completeCommands(root)
