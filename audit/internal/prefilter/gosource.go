@@ -22,8 +22,9 @@ import (
 //
 // The source is written from the fields by reflection, so that a field
 // added to the filter or its automaton, or changed, is written as it is
-// with no change to the writer (a map, a function, a channel or an
-// interface it refuses). compiled.go is built except with the build tag
+// with no change to the writer (a map, a function, a channel, an
+// interface or a cycle of pointers it refuses; a value two pointers
+// share it writes twice). compiled.go is built except with the build tag
 // prefilter_regen, under which the package holds no compiled filter:
 // when a change of the fields leaves compiled.go stale, and not
 // compiling, go generate builds the package with the tag to write it
@@ -79,6 +80,10 @@ func GoSource(f *Filter, header string) ([]byte, error) {
 type goWriter struct {
 	b   bytes.Buffer
 	err error
+	// writing: the pointers whose values are being written, to refuse
+	// a cycle (a value that points to itself), which a literal cannot
+	// hold
+	writing map[uintptr]bool
 }
 
 // typeName returns the name of t in package prefilter.
@@ -122,11 +127,18 @@ func (w *goWriter) value(v reflect.Value, elided bool) {
 			w.b.WriteString("nil")
 		case t.Elem().Kind() != reflect.Struct:
 			w.fail("a pointer to %s", t.Elem())
+		case w.writing[v.Pointer()]:
+			w.fail("a %s that points to itself", t.Elem())
 		default:
+			if w.writing == nil {
+				w.writing = map[uintptr]bool{}
+			}
+			w.writing[v.Pointer()] = true
 			if !elided {
 				w.b.WriteString("&")
 			}
 			w.value(v.Elem(), elided)
+			delete(w.writing, v.Pointer())
 		}
 	case reflect.Struct:
 		if !elided {

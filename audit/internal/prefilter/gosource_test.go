@@ -156,9 +156,12 @@ func readLiteral(t *testing.T, e ast.Expr, v reflect.Value) {
 
 // TestGoSourceRefuses checks that the writer refuses a value Go source
 // of package prefilter cannot hold as data: a map, a function, an
-// interface, a type of another package.
+// interface, a type of another package, a cycle of pointers.
 func TestGoSourceRefuses(t *testing.T) {
+	cycle := &cond{op: opAnd}
+	cycle.kids = []*cond{{op: opOr, kids: []*cond{cycle}}}
 	for name, v := range map[string]any{
+		"a cycle":                cycle,
 		"a map":                  struct{ m map[string]int }{map[string]int{"a": 1}},
 		"a function":             struct{ f func() }{func() {}},
 		"an interface":           struct{ i any }{1},
