@@ -12,10 +12,10 @@ import (
 // The filter of fixed expressions, compiled into the program: [New]
 // reads the expressions' syntax trees and builds the automaton, which
 // takes milliseconds and a megabyte of memory at each start of a
-// program that builds it. [GoSource] writes a filter as Go
-// source, the value of each of its fields and its automaton's, as
-// composite literals that the compiler lays out in the program's data:
-// no code runs to make it, and nothing is allocated. The filter of the
+// program that builds it. [GoSource] writes a filter as Go source, the
+// value of each of its fields and its automaton's, as composite
+// literals that the compiler lays out in the program's data: no code
+// runs to make it, and nothing is allocated. The filter of the
 // audit's line expressions is so compiled into this package
 // (compiled.go, which go generate ./audit writes), and [Compiled]
 // returns it, for the patterns it was built of.
