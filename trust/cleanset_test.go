@@ -7,6 +7,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/agentadaptor/agentadaptor/internal/bootid"
+	"github.com/agentadaptor/agentadaptor/internal/cache"
 	"github.com/agentadaptor/agentadaptor/internal/testkit/cachetest"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/trust"
@@ -140,5 +142,37 @@ func TestCleanSetNeverForFindings(t *testing.T) {
 				t.Errorf("MaterializeSet() with the finding let through = %v", err)
 			}
 		})
+	}
+}
+
+// A materializer that recalled a set's reports one by one writes the
+// index of those it found empty (# Kept reports, rule 7), so a later
+// process that meets another set of the same trees stats each report
+// rather than reading it.
+func TestMaterializerKeepsIndex(t *testing.T) {
+	root := cachetest.Root(t)
+	if bootid.ID() == "" || !cache.StampableFS(root) {
+		t.Skip("no index is kept here: no boot id, or a file system whose stamps cannot stand for reading")
+	}
+	skills, _ := setOf(t)
+	warm(t, newMaterializer(root, nil), skills)
+	for _, name := range cleanRecords(t, root) {
+		if err := os.Remove(name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cachetest.Settle() // the kept reports out of the racy window
+	if _, _, err := newMaterializer(root, nil).MaterializeSet(t.Context(), skills); err != nil {
+		t.Fatal(err)
+	}
+	names, _ := filepath.Glob(filepath.Join(root, ".memo", "*.folder"))
+	var indexed bool
+	for _, name := range names {
+		if b, err := os.ReadFile(name); err == nil && bytes.HasPrefix(b, []byte("agentadaptor audit report index v1\n")) {
+			indexed = bytes.Count(b, []byte("\n")) == 2+len(skills)+1
+		}
+	}
+	if !indexed {
+		t.Errorf("records %q: no index of the set's %d empty reports", names, len(skills))
 	}
 }
