@@ -36,6 +36,7 @@ type Checker struct {
 	signers    []signature.Requirement // RequireSigners
 	reports    *memo[audit.Report]     // by content digest
 	verified   *memo[struct{}]         // by origin and pin
+	cleanSets  *memo[struct{}]         // by a clean set's key (# Kept reports, rule 8)
 	kept       reportStore             // RememberReports
 	names      settingNames            // WithSettingNames
 }
@@ -149,7 +150,7 @@ func NewChecker(p *policy.Policy, opts ...Option) *Checker {
 		}
 	}
 	return &Checker{policy: p, allowRisks: c.allowRisks, signers: c.signers, names: c.names,
-		reports: reportMemo(), verified: new(memo[struct{}]), kept: newReportStore(c.reportsDir)}
+		reports: reportMemo(), verified: new(memo[struct{}]), cleanSets: new(memo[struct{}]), kept: newReportStore(c.reportsDir)}
 }
 
 // RequiredSigners returns the signers [RequireSigners] gave c, any of

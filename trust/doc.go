@@ -96,10 +96,13 @@
 //     the set to the skill cache at once (a warm one is vouched for by
 //     the record of the set, package skill's rule 12: a stat of each
 //     file, which returns the folder and content digest a full
-//     materialization would), then rule 4 for each by its digest. The
-//     checks themselves, and the policy's verdict on each report, are
-//     made again on every run: only what depends on content alone (the
-//     report) and a pin's verified signers are remembered.
+//     materialization would), then rule 4 for each by its digest, or,
+//     for a set whose every tree was audited clean before, for none
+//     (# Kept reports, rule 8: an empty report refuses under no policy).
+//     The checks themselves, and the policy's verdict on each report
+//     with a finding, are made again on every run: only what depends on
+//     content alone (the reports, the sets found clean) and a pin's
+//     verified signers are remembered.
 //  7. Without a checker nothing of this is done: no audit, no check.
 //
 // A program that reads sources itself checks each with
@@ -195,7 +198,34 @@
 //     not NFS, SMB or FUSE, whose stats the server gives and a client
 //     may cache): elsewhere every report is read; [Checker.Flush]
 //     writes what a checker learnt, and package install calls it at the
-//     end of each operation.
+//     end of each operation, a [Materializer] at the end of each set it
+//     recalled reports of.
+//  8. A set of trees whose every report is empty (no finding, none past
+//     the caps) is a clean set, remembered, and kept under the skill
+//     cache's root, so that a warm run of a set, in this process or a
+//     new one, recalls no report of it. Its record (<root>/.memo, one
+//     file a set, collected by the cache's GC as its memos) lists the
+//     reports' format, audit.RulesVersion and the content digests of
+//     the set's trees in its order, with their count last, and is named
+//     by its own SHA-256: a [Materializer] that is handed a set's
+//     digests by the skill cache (rule 6) builds the record the set
+//     would have and uses one found under its name only when it is that
+//     record byte for byte, so a record cut short, damaged, of another
+//     set, of other rules or of another format is none, and the set's
+//     reports are recalled one by one. The record depends on content and
+//     the rules alone, not on the policy: an empty report refuses under
+//     no policy, threshold, accepted finding or allowed risk (rule 4),
+//     and everything else (rules 1 to 3) is checked on every run. So a
+//     tree changed by a byte (another digest), a set with a skill more
+//     or less, or new rules is another record, and its trees are
+//     recalled or audited; a set with a finding, even one the policy
+//     accepts or [AllowRisks] lets through, is never recorded clean, and
+//     a refused set never is. The record is trusted as the reports are
+//     (rule 3): only under a root the skill cache would use, where a
+//     writer could plant a clean report as well; under any other it is
+//     neither read nor kept. It is written only after every skill of the
+//     set was allowed with its reports in hand (rule 3's writers), and a
+//     record that cannot be written costs a recall of each report later.
 //
 // What holds on Linux holds on macOS and Windows: the audit reads the
 // tree through an os.Root, and nothing here depends on the system but

@@ -119,8 +119,10 @@ func (m *Materializer) MaterializeContent(ctx context.Context, s skill.Skill) (d
 // warm set's inline skills and folders by the record of the set, rule 12
 // of package skill), else skill by skill; then each skill's report is
 // recalled by its content digest, or its tree audited, and the policy
-// applied to it (rule 4). So every check runs on every call, as skill by
-// skill, and a warm call audits and verifies nothing. Work that may wait
+// applied to it (rule 4), unless every tree of the set was audited clean
+// before (# Kept reports, rule 8), when no report is needed. So every
+// check runs on every call, as skill by skill, and a warm call audits
+// and verifies nothing. Work that may wait
 // (a pin's signatures, a materialization, an audit) is done at most
 // GOMAXPROCS at a time. The first failure in the order of skills is
 // returned: a *[RefusedError] naming its skill, or a
@@ -146,6 +148,12 @@ func (m *Materializer) MaterializeSet(ctx context.Context, skills []skill.Skill)
 	sh := newShown()
 	if dirs, digests, err = m.materializeSet(cache.WithShow(ctx, sh.show()), skills); err != nil {
 		return nil, nil, err
+	}
+	// A set whose every tree was audited clean before needs no report:
+	// an empty one refuses under no policy (# Kept reports, rule 8).
+	cs, whole := cleanSetOf(digests)
+	if whole && m.checker.isClean(cs) {
+		return dirs, digests, nil
 	}
 	// The reports remembered in memory are looked up at once (a warm
 	// run finds them all there); report looks for the others.
@@ -173,6 +181,10 @@ func (m *Materializer) MaterializeSet(ctx context.Context, skills []skill.Skill)
 	if err := first(errs); err != nil {
 		return nil, nil, err
 	}
+	if whole && clean(reps) {
+		m.checker.keepClean(cs)
+	}
+	m.checker.Flush()
 	return dirs, digests, nil
 }
 
