@@ -647,16 +647,18 @@ func (f *Filter) Window(h *Hits, i, n int) (lo, hi int) {
 }
 
 // Find returns the leftmost match of expression i in the line h was
-// scanned from, as regexp.FindStringIndex does, when the expression
-// is a set of strings and their boundaries (an alternation of keywords,
-// `\b(?:curl|wget)\b`): then the occurrences found are its matches, and
-// at the leftmost one it prefers the first of its strings there. decided
-// is false when Find cannot tell (another expression, a folded text):
-// then run the expression.
-func (f *Filter) Find(h *Hits, i int) (loc []int, decided bool) {
+// scanned from, [lo, hi), as regexp.FindStringIndex does, when the
+// expression is a set of strings and their boundaries (an alternation
+// of keywords, `\b(?:curl|wget)\b`): then the occurrences found are its
+// matches, and at the leftmost one it prefers the first of its strings
+// there. lo is -1 when it does not match. decided is false when Find
+// cannot tell (another expression, a folded text): then run the
+// expression. It allocates nothing, as it answers for a line dense with
+// the strings many times.
+func (f *Filter) Find(h *Hits, i int) (lo, hi int, decided bool) {
 	ws := f.exact[i]
 	if ws == nil || h.folded {
-		return nil, false
+		return -1, -1, false
 	}
 	start := -1
 	for _, w := range ws {
@@ -667,14 +669,14 @@ func (f *Filter) Find(h *Hits, i int) (loc []int, decided bool) {
 		}
 	}
 	if start < 0 {
-		return nil, true
+		return -1, -1, true
 	}
 	// A string occurs at start with its boundaries exactly when its
 	// first occurrence with them starts there: none starts before.
 	for _, w := range ws {
 		if h.mask[w.id]&w.need != 0 && int(h.first[w.id][bits.TrailingZeros8(w.need)]) == start {
-			return []int{start, start + len(w.s)}, true
+			return start, start + len(w.s), true
 		}
 	}
-	return nil, false // not reached: an occurrence at start was found
+	return -1, -1, false // not reached: an occurrence at start was found
 }

@@ -124,8 +124,14 @@ func TestConditionsAreNecessary(t *testing.T) {
 		u.Add(h)
 		for i, re := range res {
 			loc := re.FindStringIndex(text)
-			if got, ok := f.Find(h, i); ok && !slices.Equal(got, loc) {
-				t.Fatalf("Find(%s, %q) = %v, want %v", exprs[i], text, got, loc)
+			if lo, hi, ok := f.Find(h, i); ok {
+				got := []int{lo, hi}
+				if lo < 0 {
+					got = nil
+				}
+				if !slices.Equal(got, loc) {
+					t.Fatalf("Find(%s, %q) = %v, want %v", exprs[i], text, got, loc)
+				}
 			}
 			if loc == nil {
 				continue
@@ -359,7 +365,7 @@ func TestFindDecides(t *testing.T) {
 		}
 		h := f.NewHits()
 		f.Scan(h, "x")
-		if _, ok := f.Find(h, 0); ok != tc.set {
+		if _, _, ok := f.Find(h, 0); ok != tc.set {
 			t.Errorf("Find(%s) decided %v, want %v", tc.expr, ok, tc.set)
 		}
 	}
@@ -377,4 +383,18 @@ func exprsFilter(t *testing.T) (*Filter, []*regexp.Regexp) {
 		t.Fatal(err)
 	}
 	return f, res
+}
+
+// TestFindAllocates checks that Find allocates nothing, as the audit
+// asks it of nearly every line.
+func TestFindAllocates(t *testing.T) {
+	f, _ := exprsFilter(t)
+	h := f.NewHits()
+	f.Scan(h, "x curl y wget")
+	if lo, hi, ok := f.Find(h, 0); !ok || lo != 2 || hi != 6 {
+		t.Fatalf("Find = %d, %d, %v, want 2, 6, true", lo, hi, ok)
+	}
+	if n := testing.AllocsPerRun(100, func() { f.Find(h, 0) }); n != 0 {
+		t.Errorf("Find allocates %v times, want none", n)
+	}
 }
