@@ -651,6 +651,11 @@ func (f *Filter) may(h *Hits, i int, m mode) bool {
 // [Filter.Always] may match the line (though a part of it may: "nc" in
 // "once" touches no `\bnc\b`, and the part "nc" of it holds one).
 func (h *Hits) AnyTouched(lo, hi int) bool {
+	if l, u := uint(lo), uint(hi-1); lo < hi && l/64 == u/64 {
+		// The expressions are in one word, nearly always (one of
+		// them, or those of a rule): its bits l%64 to u%64.
+		return h.touched[l/64]>>(l%64)<<(63-(u-l)) != 0
+	}
 	for i := lo; i < hi; {
 		w := h.touched[i/64] >> (i % 64)
 		if n := min(64-i%64, hi-i); n < 64 {
