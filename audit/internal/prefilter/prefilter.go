@@ -49,10 +49,9 @@ type Filter struct {
 	patterns []string // by expression: its pattern (see Compiled)
 	conds    []*cond  // by expression
 	// touches: by string, 5*words words, from each multiple of 8
-	// (a cache line, where touches begins at one, as a large
-	// allocation does): the expressions whose
-	// condition names it at all, then, by need bit, those whose
-	// condition's trigger names it with those boundaries
+	// (touchStride): the expressions whose condition names it at all,
+	// then, by need bit, those whose condition's trigger names it with
+	// those boundaries
 	touches []uint64
 	strs    []string // by string id, folded
 	words   int      // uint64 words of an expression set
@@ -216,8 +215,9 @@ func build(ts []exprTables) (*Filter, error) {
 
 // touchStride is how many words of touches a string's are from the
 // next's: 5*words rounded up to a multiple of 8, so that those of a
-// string are as few cache lines as they can be, which a scan of text
-// dense with the strings reads at nearly every string it finds.
+// string, which a scan of text dense with the strings reads at nearly
+// every string it finds, are in one cache line where touches begins at
+// one (as a large allocation does) and in two at most otherwise.
 func (f *Filter) touchStride() int { return (5*f.words + 7) &^ 7 }
 
 // Anchors returns strings of which every match of expression i holds
