@@ -120,10 +120,10 @@ func TestLineFilterCompiledAnswers(t *testing.T) {
 			if clo != blo || chi != bhi {
 				t.Fatalf("Window(%q, %d) = %d, %d compiled, %d, %d built", line, i, clo, chi, blo, bhi)
 			}
-			cloc, cok := compiled.Find(hc, i)
-			bloc, bok := built.Find(hb, i)
-			if !slices.Equal(cloc, bloc) || cok != bok {
-				t.Fatalf("Find(%q, %d) = %v, %t compiled, %v, %t built", line, i, cloc, cok, bloc, bok)
+			clo, chi, cok := compiled.Find(hc, i)
+			blo, bhi, bok := built.Find(hb, i)
+			if clo != blo || chi != bhi || cok != bok {
+				t.Fatalf("Find(%q, %d) = %d, %d, %t compiled, %d, %d, %t built", line, i, clo, chi, cok, blo, bhi, bok)
 			}
 			if compiled.Condition(i) != built.Condition(i) || compiled.Local(i) != built.Local(i) || compiled.Always(i) != built.Always(i) {
 				t.Fatalf("expression %d: Condition, Local or Always differ", i)

@@ -655,8 +655,11 @@ func (s *scanner) find(h *prefilter.Hits, e *expr, t string) []int {
 	if !s.exhaustive {
 		// An expression that is a set of keywords is answered by the
 		// prefilter's occurrences.
-		if loc, ok := s.lf().Find(h, e.id); ok {
-			return loc
+		if lo, hi, ok := s.lf().Find(h, e.id); ok {
+			if lo < 0 {
+				return nil
+			}
+			return s.loc(lo, hi)
 		}
 	}
 	q, r, ok := s.window(h, e, t)
@@ -667,7 +670,20 @@ func (s *scanner) find(h *prefilter.Hits, e *expr, t string) []int {
 	if loc == nil {
 		return nil
 	}
-	return []int{q + loc[0], q + loc[1]}
+	return s.loc(q+loc[0], q+loc[1])
+}
+
+// loc returns the location [lo, hi), cut from a block that find's
+// locations share, so that the many of a text dense with keywords are
+// not an allocation each.
+func (s *scanner) loc(lo, hi int) []int {
+	if len(s.locs) < 2 {
+		s.locs = make([]int, 256)
+	}
+	l := s.locs[:2:2]
+	s.locs = s.locs[2:]
+	l[0], l[1] = lo, hi
+	return l
 }
 
 // match reports whether e matches t, a line whose strings are h.
@@ -676,8 +692,8 @@ func (s *scanner) match(h *prefilter.Hits, e *expr, t string) bool {
 		return false
 	}
 	if !s.exhaustive {
-		if loc, ok := s.lf().Find(h, e.id); ok {
-			return loc != nil
+		if lo, _, ok := s.lf().Find(h, e.id); ok {
+			return lo >= 0
 		}
 	}
 	q, r, ok := s.window(h, e, t)

@@ -56,6 +56,7 @@ type scanner struct {
 	runsFile, runCont, runsOver bool
 	runs                        []pathRun
 	bundled                     []bundled
+	locs                        []int // what find's locations are cut from (see loc)
 }
 
 // add reports a match of rule to the keeper, which keeps it or counts it

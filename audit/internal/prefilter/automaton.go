@@ -1,6 +1,7 @@
 package prefilter
 
 import (
+	"encoding/binary"
 	"fmt"
 	"slices"
 )
@@ -15,7 +16,7 @@ import (
 // entries (the classes, rounded up to a power of two, so that a step is
 // a shift, an or and one load), and the states where a string ends are
 // numbered last, so that a scan tells them by one comparison (state >=
-// firstOut). What ends at such a state is in one flat table, ends, each
+// firstOut; outputs tells four at a time). What ends at such a state is in one flat table, ends, each
 // string with its length, so that recording an occurrence reads one
 // place of memory rather than a list and then each string's length.
 type automaton struct {
@@ -42,44 +43,85 @@ func (a *automaton) step(state uint32, b byte) uint32 {
 	return uint32(a.next[state<<a.shift|uint32(a.class[b])])
 }
 
-// steps steps two lanes, over u1 and u2 (of one length) from offset j
-// in states s1 and s2, up to the first byte after which either is in a
-// state where strings end, and returns the offset after that byte (or
-// the end) and the lanes' states. It calls nothing, so that the
-// compiler keeps the two chains of table lookups in registers; its
-// caller records what ends where it stopped.
+// chunk is how many bytes steps and steps1 step at most a call, so
+// that which of a lane's states after them are ones where strings end
+// is one uint64 of bits (outputs).
+const chunk = 64
+
+// states are the states two lanes are in after each byte of a chunk,
+// two bytes each, little-endian, so that outputs reads four at a time.
+type states [2][2 * chunk]byte
+
+// steps steps two lanes, over u1 and u2 (of one length, chunk bytes at
+// most) from states s1 and s2, writes in st the state of each lane
+// after each byte, and returns their states after the last. It calls
+// nothing and tests nothing, so that the compiler keeps the two chains
+// of table lookups in registers and the processor has no guess to get
+// wrong: text dense with the strings, where they end every few bytes,
+// steps as fast as any, and the caller finds the states where strings
+// end in st after the chunk (outputs).
 //
 //go:noinline
-func (a *automaton) steps(u1, u2 string, j int, s1, s2 uint32) (int, uint32, uint32) {
+func (a *automaton) steps(u1, u2 string, s1, s2 uint32, st *states) (uint32, uint32) {
 	// The shift masked is one the compiler knows is under 32, so that a
 	// step is a shift, an or and a load, with no test of the shift on
 	// the chain of steps.
-	next, class, shift, firstOut := a.next, &a.class, a.shift&31, uint32(a.firstOut)
+	next, class, shift := a.next, &a.class, a.shift&31
+	u1 = u1[:min(len(u1), chunk)]
 	u2 = u2[:len(u1)]
-	for j < len(u1) {
-		s1 = uint32(next[s1<<shift|uint32(class[u1[j]])])
-		s2 = uint32(next[s2<<shift|uint32(class[u2[j]])])
-		j++
-		if s1 >= firstOut || s2 >= firstOut {
-			break
-		}
+	for k := 0; k < len(u1); k++ {
+		s1 = uint32(next[s1<<shift|uint32(class[u1[k]])])
+		s2 = uint32(next[s2<<shift|uint32(class[u2[k]])])
+		binary.LittleEndian.PutUint16(st[0][2*(k%chunk):], uint16(s1))
+		binary.LittleEndian.PutUint16(st[1][2*(k%chunk):], uint16(s2))
 	}
-	return j, s1, s2
+	return s1, s2
 }
 
-// steps1 is steps of one lane, over text from offset i in state.
+// steps1 is steps of one lane, over text (chunk bytes at most) from
+// state, which writes its states in st[0].
 //
 //go:noinline
-func (a *automaton) steps1(text string, i int, state uint32) (int, uint32) {
-	next, class, shift, firstOut := a.next, &a.class, a.shift&31, uint32(a.firstOut)
-	for i < len(text) {
-		state = uint32(next[state<<shift|uint32(class[text[i]])])
-		i++
-		if state >= firstOut {
-			break
-		}
+func (a *automaton) steps1(text string, state uint32, st *states) uint32 {
+	next, class, shift := a.next, &a.class, a.shift&31
+	text = text[:min(len(text), chunk)]
+	for k := 0; k < len(text); k++ {
+		state = uint32(next[state<<shift|uint32(class[text[k]])])
+		binary.LittleEndian.PutUint16(st[0][2*(k%chunk):], uint16(state))
 	}
-	return i, state
+	return state
+}
+
+// outputs returns which of the first n states of a lane in st (n at
+// most chunk) are ones where strings end, as bit k for the state after
+// byte k. Where states are numbered under 1<<15, it tells four at a
+// time without a test: it adds to each 1<<15 less firstOut, which sets
+// its top bit exactly when it is firstOut or more, and gathers the
+// four top bits by a multiplication.
+func (a *automaton) outputs(st *[2 * chunk]byte, n int) uint64 {
+	var out uint64
+	if len(a.next)>>a.shift > 1<<15 {
+		for k := range n {
+			if binary.LittleEndian.Uint16(st[2*(k%chunk):]) >= a.firstOut {
+				out |= 1 << k
+			}
+		}
+		return out
+	}
+	const ones = 0x0001_0001_0001_0001
+	// gather moves bit 16*i to bit 48+i (and others where the shift
+	// right leaves none)
+	const gather = 1<<48 | 1<<33 | 1<<18 | 1<<3
+	add := (1<<15 - uint64(a.firstOut)) * ones
+	for w := 0; w < (n+3)>>2; w++ {
+		x := binary.LittleEndian.Uint64(st[8*(w%(chunk/4)):])
+		top := (x + add) >> 15 & ones
+		out |= top * gather >> 48 << (4 * w & 63)
+	}
+	if n < chunk {
+		out &= 1<<uint(n) - 1
+	}
+	return out
 }
 
 // endsAt returns the strings that end at state.

@@ -34,6 +34,7 @@
 package prefilter
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math/bits"
 	"regexp"
@@ -47,9 +48,10 @@ type Filter struct {
 	a        *automaton
 	patterns []string // by expression: its pattern (see Compiled)
 	conds    []*cond  // by expression
-	// touches: by string, 5*words words: the expressions whose
-	// condition names it at all, then, by need bit, those whose
-	// condition's trigger names it with those boundaries
+	// touches: by string, 5*words words, from each multiple of 8
+	// (touchStride): the expressions whose condition names it at all,
+	// then, by need bit, those whose condition's trigger names it with
+	// those boundaries
 	touches []uint64
 	strs    []string // by string id, folded
 	words   int      // uint64 words of an expression set
@@ -197,10 +199,11 @@ func build(ts []exprTables) (*Filter, error) {
 		f.newline[i] = c.eval(make([]uint8, len(f.strs)), modeLines)
 		f.always[i] = c.op == opTrue
 	}
-	f.touches = make([]uint64, 0, 5*f.words*len(f.strs))
+	f.touches = make([]uint64, 0, f.touchStride()*len(f.strs))
 	for s := range f.strs {
 		f.touches = append(f.touches, touchAll[s*f.words:(s+1)*f.words]...)
 		f.touches = append(f.touches, touch[s*4*f.words:(s+1)*4*f.words]...)
+		f.touches = append(f.touches, make([]uint64, f.touchStride()-5*f.words)...)
 	}
 	a, err := newAutomaton(f.strs)
 	if err != nil {
@@ -209,6 +212,13 @@ func build(ts []exprTables) (*Filter, error) {
 	f.a = a
 	return f, nil
 }
+
+// touchStride is how many words of touches a string's are from the
+// next's: 5*words rounded up to a multiple of 8, so that those of a
+// string, which a scan of text dense with the strings reads at nearly
+// every string it finds, are in one cache line where touches begins at
+// one (as a large allocation does) and in two at most otherwise.
+func (f *Filter) touchStride() int { return (5*f.words + 7) &^ 7 }
 
 // Anchors returns strings of which every match of expression i holds
 // one, at most slack bytes after the match's start, folded (ASCII in
@@ -243,36 +253,46 @@ func (f *Filter) Condition(i int) string { return f.conds[i].String() }
 // concurrent use.
 type Hits struct {
 	mask []uint8 // by string id: what was found (the need bits)
-	set  []int32 // the ids of mask that are not 0
+	// set[:found]: the ids of mask that are not 0 (set has room for
+	// every id and one more, which record writes and does not count)
+	set   []int32
+	found int
 	// touched: the expressions whose condition's trigger (a set of its
 	// strings one of which a text that meets it holds) names a string
 	// found with the boundaries it asks for there (on a line, or lines
 	// joined); touchedAll: whose condition names a string found (in a
 	// part)
 	touched, touchedAll []uint64
-	// first: by string id and need bit, where its first occurrence
-	// with those boundaries starts; last: where its last occurrence
-	// ends; offsets in the text scanned unless folded
-	// (in 32 bits, as a text scanned is under 2 GiB: a Hits of the
-	// audit's lines is then half the memory, which a scan of text dense
-	// with the strings reads and writes at nearly every string it finds)
-	first  [][4]int32
-	last   []int32
-	folded bool // the text was scanned folded: first and last are not its offsets
+	// spots: by string id, where its occurrences are
+	spots  []spot
+	folded bool // the text was scanned folded: spots are not its offsets
+}
+
+// spot is where a string's occurrences are in a text scanned: first, by
+// need bit, where its first occurrence with those boundaries starts;
+// last, where its last occurrence ends; offsets in the text unless it
+// was scanned folded. They are 32 bits (a text scanned is under 2 GiB)
+// and one string's are in half a cache line, which a scan of text dense
+// with the strings writes at nearly every string it finds: one place of
+// memory, not one for its firsts and another for its last.
+type spot struct {
+	first [4]int32
+	last  int32
+	_     [3]int32
 }
 
 // NewHits returns an empty Hits for f's texts.
 func (f *Filter) NewHits() *Hits {
 	n := len(f.strs)
-	return &Hits{mask: make([]uint8, n), touched: make([]uint64, f.words), touchedAll: make([]uint64, f.words), first: make([][4]int32, n), last: make([]int32, n)}
+	return &Hits{mask: make([]uint8, n), set: make([]int32, n+1), touched: make([]uint64, f.words), touchedAll: make([]uint64, f.words), spots: make([]spot, n)}
 }
 
 // Reset empties h.
 func (h *Hits) Reset() {
-	for _, id := range h.set {
+	for _, id := range h.set[:h.found] {
 		h.mask[id] = 0
 	}
-	h.set = h.set[:0]
+	h.found = 0
 	clear(h.touched)
 	clear(h.touchedAll)
 }
@@ -281,9 +301,10 @@ func (h *Hits) Reset() {
 // texts with a newline holds, for [Filter.MayLines]; not where they are,
 // which Window and Find read for one text scanned.
 func (h *Hits) Add(o *Hits) {
-	for _, id := range o.set {
+	for _, id := range o.set[:o.found] {
 		if h.mask[id] == 0 {
-			h.set = append(h.set, id)
+			h.set[h.found] = id
+			h.found++
 		}
 		h.mask[id] |= o.mask[id]
 	}
@@ -338,9 +359,12 @@ func (f *Filter) ScanASCII(h *Hits, text string) { f.scan(h, text, false) }
 // the two chains of table lookups a scan is, and when one ends the next
 // text takes its place, so that texts of unequal lengths (lines) are
 // scanned two at a time nearly throughout and cost little more than
-// half of scanning each. unfolded says the texts are known to need no
-// folding (see [NeedsFold]; ASCII text needs none), which spares
-// looking.
+// half of scanning each. The two lanes step a chunk (64 bytes) at a
+// time without stopping where strings end, and what ends in the chunk
+// is recorded after it, lane by lane, so that text dense with the
+// strings costs no more stops than any. unfolded says the texts are
+// known to need no folding (see [NeedsFold]; ASCII text needs none),
+// which spares looking.
 func (f *Filter) ScanEach(hs []*Hits, texts []string, unfolded bool) {
 	for i, t := range texts {
 		if !unfolded && NeedsFold(t) {
@@ -371,21 +395,23 @@ func (f *Filter) ScanEach(hs []*Hits, texts []string, unfolded bool) {
 		return true
 	}
 	a := f.a
-	firstOut := uint32(a.firstOut)
 	var l1, l2 lane
+	var st states
 	ok1, ok2 := take(&l1), take(&l2)
 	for ok1 && ok2 {
 		t1, t2 := texts[l1.k], texts[l2.k]
+		h1, h2 := hs[l1.k], hs[l2.k]
 		b1, b2, s1, s2 := l1.at, l2.at, l1.s, l2.s
 		n := min(len(t1)-b1, len(t2)-b2)
 		u1, u2 := t1[b1:b1+n], t2[b2:b2+n]
-		for j := 0; j < n; {
-			j, s1, s2 = a.steps(u1, u2, j, s1, s2)
-			if s1 >= firstOut {
-				f.record(hs[l1.k], t1, b1+j, s1-firstOut, false)
+		for j := 0; j < n; j += chunk {
+			e := min(j+chunk, n)
+			s1, s2 = a.steps(u1[j:e], u2[j:e], s1, s2, &st)
+			if out := a.outputs(&st[0], e-j); out != 0 {
+				f.record(h1, t1, b1+j, &st[0], out, false)
 			}
-			if s2 >= firstOut {
-				f.record(hs[l2.k], t2, b2+j, s2-firstOut, false)
+			if out := a.outputs(&st[1], e-j); out != 0 {
+				f.record(h2, t2, b2+j, &st[1], out, false)
 			}
 		}
 		l1.at, l2.at, l1.s, l2.s = b1+n, b2+n, s1, s2
@@ -422,120 +448,167 @@ func (f *Filter) scan(h *Hits, text string, folded bool) {
 	f.run(h, text, 0, 0, folded)
 }
 
-// run goes on scanning text into h from offset i, in state.
+// run goes on scanning text into h from offset i, in state, a chunk at
+// a time, as ScanEach does with one lane.
 func (f *Filter) run(h *Hits, text string, i int, state uint32, folded bool) {
-	a := f.a
-	firstOut := uint32(a.firstOut)
-	for i < len(text) {
-		i, state = a.steps1(text, i, state)
-		if state >= firstOut {
-			f.record(h, text, i, state-firstOut, folded)
+	var st states
+	for ; i < len(text); i += chunk {
+		e := min(i+chunk, len(text))
+		state = f.a.steps1(text[i:e], state, &st)
+		if out := f.a.outputs(&st[0], e-i); out != 0 {
+			f.record(h, text, i, &st[0], out, folded)
 		}
 	}
 }
 
-// record records in h the strings that end at offset end of text, in
-// the state numbered out among those where strings end: which were
-// found, with which word boundaries, where each first occurrence with
-// them starts and where the last ends, and the expressions they touch.
+// record records in h the strings that end in a chunk of text from
+// offset base, in which a lane was in the states st: outs has bit k set
+// when strings end after byte k, in state st[k] (outputs). At each such
+// offset it records which strings were found, with which word
+// boundaries, where each first occurrence with them starts and where
+// the last ends (the string's spot), and the expressions they touch.
 // The strings of the state and their lengths are one run of the
-// automaton's ends, and what each string touches one run of touches:
-// in text dense with the strings, an occurrence every few bytes, nearly
-// every one a string's first on its line.
-func (f *Filter) record(h *Hits, text string, end int, out uint32, folded bool) {
+// automaton's ends, and what each string touches one run of touches, a
+// cache line: in text dense with the strings, an occurrence every few
+// bytes, nearly every one a string's first on its line. It records a
+// chunk's offsets in one call, in order, so that what it reads of h and
+// f is read once a chunk.
+func (f *Filter) record(h *Hits, text string, base int, st *[2 * chunk]byte, outs uint64, folded bool) {
 	const all = needAny | needBefore | needAfter | needBoth
 	a := f.a
-	// Every string ends at end: the boundary after them is one.
-	afterBits, bothBits := uint8(0), uint8(0)
-	if !folded {
-		after := end < len(text) && wordBytes[text[end]]
-		if wordBytes[text[end-1]] != after {
-			afterBits, bothBits = needAfter, needBoth
-		}
+	outAt, ends, firstOut := a.outAt, a.ends, uint32(a.firstOut)
+	// A text scanned folded tells no boundary: its strings are found
+	// with every one.
+	var fold uint32
+	if folded {
+		fold = all
 	}
-	ends := a.ends[a.outAt[out]:a.outAt[out+1]]
-	if f.words == 1 {
-		// Up to 64 expressions, each string's sets are a word each.
-		for _, e := range ends {
-			id := e.id
-			m := h.mask[id]
-			if m == all {
-				// Found with every boundary already: only where its
-				// last occurrence ends is new.
-				h.last[id] = int32(end)
-				continue
-			}
-			start := end - int(e.len)
-			b := uint8(all)
-			if !folded {
-				b = needAny | afterBits
-				if (start > 0 && wordBytes[text[start-1]]) != wordBytes[text[start]] {
-					b |= needBefore | bothBits
-				}
-			}
-			t := (*[5]uint64)(f.touches[int(id)*5 : int(id)*5+5])
-			if m == 0 {
-				// The string's first occurrence: where it starts is the
-				// first with every boundary (those it has not are not
-				// read), and its sets are added without a test on each
-				// bit.
-				h.set = append(h.set, id)
-				h.touchedAll[0] |= t[0]
-				h.first[id] = [4]int32{int32(start), int32(start), int32(start), int32(start)}
-				h.touched[0] |= t[1] | t[2]&-uint64(b>>1&1) | t[3]&-uint64(b>>2&1) | t[4]&-uint64(b>>3&1)
-			} else {
-				for fresh := b &^ m; fresh != 0; fresh &= fresh - 1 {
-					bit := bits.TrailingZeros8(fresh) & 3
-					h.first[id][bit] = int32(start)
-					h.touched[0] |= t[1+bit]
-				}
-			}
-			h.mask[id] = m | b
-			h.last[id] = int32(end)
+	if f.words > 1 {
+		for ; outs != 0; outs &= outs - 1 {
+			k := bits.TrailingZeros64(outs)
+			f.recordWide(h, text, base+k+1, uint32(binary.LittleEndian.Uint16(st[2*(k%chunk):]))-firstOut, fold)
 		}
 		return
 	}
-	for _, e := range ends {
-		id := e.id
-		m := h.mask[id]
-		if m == all {
-			// Found with every boundary already: only where its last
-			// occurrence ends is new.
-			h.last[id] = int32(end)
-			continue
+	// Up to 64 expressions, each string's sets are a word each. The
+	// bits are worked out by arithmetic rather than tests, as whether
+	// a boundary is there is as likely as not in a text dense with the
+	// strings, which a processor would guess wrong half the time; they
+	// are uint32s, which a conditional move moves.
+	mask, spots, touches := h.mask, h.spots, f.touches
+	touched, touchedAll := h.touched[0], h.touchedAll[0]
+	set, found := h.set, h.found
+	for ; outs != 0; outs &= outs - 1 {
+		k := bits.TrailingZeros64(outs)
+		end, out := base+k+1, uint32(binary.LittleEndian.Uint16(st[2*(k%chunk):]))-firstOut
+		// Every string ends at end: the boundary after them is one.
+		var after uint32
+		if end < len(text) {
+			after = uint32(wordByte[text[end]])
 		}
-		start := end - int(e.len)
-		b := uint8(all)
-		if !folded {
-			b = needAny | afterBits
-			if (start > 0 && wordBytes[text[start-1]]) != wordBytes[text[start]] {
-				b |= needBefore | bothBits
+		after ^= uint32(wordByte[text[end-1]])
+		for _, e := range ends[outAt[out]:outAt[out+1]] {
+			id := e.id
+			start := end - int(e.len)
+			before := uint32(wordByte[text[max(start-1, 0)]])
+			if start == 0 {
+				before = 0
 			}
+			before ^= uint32(wordByte[text[start]])
+			b := needAny | before<<1 | after<<2 | (before&after)<<3 | fold
+			m := uint32(mask[id])
+			// The string's first occurrence adds it to set, which
+			// has room for every string and one more: id is written
+			// after the last, and counted only then.
+			set[found] = id
+			if m == 0 {
+				found++
+			}
+			// Where the first occurrence with each need bit found
+			// starts: at the string's first occurrence, every bit's
+			// (those it has not are not read).
+			sp, s := &spots[id], int32(start)
+			if m == 0 {
+				// Nearly every occurrence in a text dense with the
+				// strings: stored, not read.
+				*sp = spot{first: [4]int32{s, s, s, s}, last: int32(end)}
+			} else {
+				fresh := b &^ m
+				f0, f1, f2, f3 := sp.first[0], sp.first[1], sp.first[2], sp.first[3]
+				if fresh&1 != 0 {
+					f0 = s
+				}
+				if fresh&2 != 0 {
+					f1 = s
+				}
+				if fresh&4 != 0 {
+					f2 = s
+				}
+				if fresh&8 != 0 {
+					f3 = s
+				}
+				sp.first = [4]int32{f0, f1, f2, f3}
+				sp.last = int32(end)
+			}
+			// The sets of the bits found again are added again,
+			// which changes nothing.
+			t := (*[5]uint64)(touches[int(id)*8 : int(id)*8+5])
+			touchedAll |= t[0]
+			touched |= t[1] | t[2]&-uint64(b>>1&1) | t[3]&-uint64(b>>2&1) | t[4]&-uint64(b>>3&1)
+			mask[id] = uint8(m | b)
 		}
-		t := f.touches[int(id)*5*f.words : (int(id)+1)*5*f.words]
+	}
+	h.touched[0], h.touchedAll[0], h.found = touched, touchedAll, found
+}
+
+// recordWide is record of one offset, end, in the state numbered out
+// among those where strings end, for more than 64 expressions, whose
+// sets of them are several words each.
+func (f *Filter) recordWide(h *Hits, text string, end int, out uint32, fold uint32) {
+	a := f.a
+	var after uint32
+	if end < len(text) {
+		after = uint32(wordByte[text[end]])
+	}
+	after ^= uint32(wordByte[text[end-1]])
+	for _, e := range a.ends[a.outAt[out]:a.outAt[out+1]] {
+		id := e.id
+		start := end - int(e.len)
+		var before uint32
+		if start > 0 {
+			before = uint32(wordByte[text[start-1]])
+		}
+		before ^= uint32(wordByte[text[start]])
+		b := uint8(needAny | before<<1 | after<<2 | (before&after)<<3 | fold)
+		m := h.mask[id]
+		t := f.touches[int(id)*f.touchStride() : int(id)*f.touchStride()+5*f.words]
 		if m == 0 {
-			h.set = append(h.set, id)
+			h.set[h.found] = id
+			h.found++
 			for k, x := range t[:f.words] {
 				h.touchedAll[k] |= x
 			}
 		}
 		for fresh := b &^ m; fresh != 0; fresh &= fresh - 1 {
 			bit := bits.TrailingZeros8(fresh)
-			h.first[id][bit] = int32(start)
+			h.spots[id].first[bit] = int32(start)
 			at := (1 + bit) * f.words
 			for k, x := range t[at : at+f.words] {
 				h.touched[k] |= x
 			}
 		}
 		h.mask[id] = m | b
-		h.last[id] = int32(end)
+		h.spots[id].last = int32(end)
 	}
 }
 
-// wordBytes tells, by byte, what isWord does, in one load.
-var wordBytes = func() (w [256]bool) {
+// wordByte tells, by byte, what isWord does, in one load: 1 for a word
+// byte, 0 for another.
+var wordByte = func() (w [256]uint8) {
 	for b := range w {
-		w[b] = isWord(byte(b))
+		if isWord(byte(b)) {
+			w[b] = 1
+		}
 	}
 	return w
 }()
@@ -578,6 +651,11 @@ func (f *Filter) may(h *Hits, i int, m mode) bool {
 // [Filter.Always] may match the line (though a part of it may: "nc" in
 // "once" touches no `\bnc\b`, and the part "nc" of it holds one).
 func (h *Hits) AnyTouched(lo, hi int) bool {
+	if l, u := uint(lo), uint(hi-1); lo < hi && l/64 == u/64 {
+		// The expressions are in one word, nearly always (one of
+		// them, or those of a rule): its bits l%64 to u%64.
+		return h.touched[l/64]>>(l%64)<<(63-(u-l)) != 0
+	}
 	for i := lo; i < hi; {
 		w := h.touched[i/64] >> (i % 64)
 		if n := min(64-i%64, hi-i); n < 64 {
@@ -593,7 +671,7 @@ func (h *Hits) AnyTouched(lo, hi int) bool {
 
 // Empty reports whether h holds no string: then no expression with a
 // condition may match.
-func (h *Hits) Empty() bool { return len(h.set) == 0 }
+func (h *Hits) Empty() bool { return h.found == 0 }
 
 // TouchesAny reports whether h touches one of the expressions of set,
 // which holds expression i as bit i%64 of set[i/64]: AnyTouched of a set
@@ -628,7 +706,7 @@ func (f *Filter) Window(h *Hits, i, n int) (lo, hi int) {
 		lo = n + 1
 		for _, id := range ids {
 			if h.mask[id] != 0 {
-				lo = min(lo, int(h.first[id][0]))
+				lo = min(lo, int(h.spots[id].first[0]))
 			}
 		}
 		if lo <= n {
@@ -639,7 +717,7 @@ func (f *Filter) Window(h *Hits, i, n int) (lo, hi int) {
 		hi = -1
 		for _, id := range ids {
 			if h.mask[id] != 0 {
-				hi = max(hi, int(h.last[id]))
+				hi = max(hi, int(h.spots[id].last))
 			}
 		}
 	}
@@ -647,34 +725,36 @@ func (f *Filter) Window(h *Hits, i, n int) (lo, hi int) {
 }
 
 // Find returns the leftmost match of expression i in the line h was
-// scanned from, as regexp.FindStringIndex does, when the expression
-// is a set of strings and their boundaries (an alternation of keywords,
-// `\b(?:curl|wget)\b`): then the occurrences found are its matches, and
-// at the leftmost one it prefers the first of its strings there. decided
-// is false when Find cannot tell (another expression, a folded text):
-// then run the expression.
-func (f *Filter) Find(h *Hits, i int) (loc []int, decided bool) {
+// scanned from, [lo, hi), as regexp.FindStringIndex does, when the
+// expression is a set of strings and their boundaries (an alternation
+// of keywords, `\b(?:curl|wget)\b`): then the occurrences found are its
+// matches, and at the leftmost one it prefers the first of its strings
+// there. lo is -1 when it does not match. decided is false when Find
+// cannot tell (another expression, a folded text): then run the
+// expression. It allocates nothing, as it answers for a line dense with
+// the strings many times.
+func (f *Filter) Find(h *Hits, i int) (lo, hi int, decided bool) {
 	ws := f.exact[i]
 	if ws == nil || h.folded {
-		return nil, false
+		return -1, -1, false
 	}
 	start := -1
 	for _, w := range ws {
 		if h.mask[w.id]&w.need != 0 {
-			if p := int(h.first[w.id][bits.TrailingZeros8(w.need)]); start < 0 || p < start {
+			if p := int(h.spots[w.id].first[bits.TrailingZeros8(w.need)]); start < 0 || p < start {
 				start = p
 			}
 		}
 	}
 	if start < 0 {
-		return nil, true
+		return -1, -1, true
 	}
 	// A string occurs at start with its boundaries exactly when its
 	// first occurrence with them starts there: none starts before.
 	for _, w := range ws {
-		if h.mask[w.id]&w.need != 0 && int(h.first[w.id][bits.TrailingZeros8(w.need)]) == start {
-			return []int{start, start + len(w.s)}, true
+		if h.mask[w.id]&w.need != 0 && int(h.spots[w.id].first[bits.TrailingZeros8(w.need)]) == start {
+			return start, start + len(w.s), true
 		}
 	}
-	return nil, false // not reached: an occurrence at start was found
+	return -1, -1, false // not reached: an occurrence at start was found
 }

@@ -1,6 +1,7 @@
 package prefilter
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
 	"regexp"
@@ -124,8 +125,14 @@ func TestConditionsAreNecessary(t *testing.T) {
 		u.Add(h)
 		for i, re := range res {
 			loc := re.FindStringIndex(text)
-			if got, ok := f.Find(h, i); ok && !slices.Equal(got, loc) {
-				t.Fatalf("Find(%s, %q) = %v, want %v", exprs[i], text, got, loc)
+			if lo, hi, ok := f.Find(h, i); ok {
+				got := []int{lo, hi}
+				if lo < 0 {
+					got = nil
+				}
+				if !slices.Equal(got, loc) {
+					t.Fatalf("Find(%s, %q) = %v, want %v", exprs[i], text, got, loc)
+				}
 			}
 			if loc == nil {
 				continue
@@ -210,20 +217,66 @@ func TestScanEach(t *testing.T) {
 		f.ScanEach(got, texts, false)
 		for i := range texts {
 			g, w := got[i], want[i]
-			if !slices.Equal(g.set, w.set) || !slices.Equal(g.mask, w.mask) || !slices.Equal(g.touched, w.touched) ||
+			if !slices.Equal(g.set[:g.found], w.set[:w.found]) || !slices.Equal(g.mask, w.mask) || !slices.Equal(g.touched, w.touched) ||
 				!slices.Equal(g.touchedAll, w.touchedAll) || g.folded != w.folded {
 				t.Fatalf("ScanEach(%q): the Hits of %q are not Scan's", texts, texts[i])
 			}
-			for _, id := range w.set {
+			for _, id := range w.set[:w.found] {
 				for b := range 4 {
-					if w.mask[id]&(1<<b) != 0 && g.first[id][b] != w.first[id][b] {
+					if w.mask[id]&(1<<b) != 0 && g.spots[id].first[b] != w.spots[id].first[b] {
 						t.Fatalf("ScanEach(%q): the offsets in %q are not Scan's", texts, texts[i])
 					}
 				}
-				if g.last[id] != w.last[id] {
+				if g.spots[id].last != w.spots[id].last {
 					t.Fatalf("ScanEach(%q): the offsets in %q are not Scan's", texts, texts[i])
 				}
 			}
+		}
+	}
+}
+
+// TestWideRecordsAsNarrow checks that a filter of more than 64
+// expressions, whose sets of them are words each, records what one of
+// 64 at most does: the expressions of exprs, then others whose strings
+// the texts never hold, find the same strings at the same places and
+// touch the same expressions of exprs.
+func TestWideRecordsAsNarrow(t *testing.T) {
+	narrow, res := exprsFilter(t)
+	for i := range 100 {
+		res = append(res, regexp.MustCompile(fmt.Sprintf(`\bq%03dq\b`, i)))
+	}
+	wide, err := New(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if wide.words < 2 || narrow.words != 1 {
+		t.Fatalf("%d and %d words of expressions, want 1 and more", narrow.words, wide.words)
+	}
+	pieces := append(narrow.Strings(), " ", "|", "-e ", "K", "\u212a", "_", "x", "é")
+	r := rand.New(rand.NewPCG(7, 7))
+	hn, hw := narrow.NewHits(), wide.NewHits()
+	for range 3000 {
+		var b strings.Builder
+		for range r.IntN(3) * r.IntN(12) {
+			b.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		text := b.String()
+		narrow.Scan(hn, text)
+		wide.Scan(hw, text)
+		n := len(hn.mask)
+		if !slices.Equal(hn.set[:hn.found], hw.set[:hw.found]) || !slices.Equal(hn.mask, hw.mask[:n]) {
+			t.Fatalf("%q: the strings found by %d expressions are not those found by %d", text, len(exprs), len(res))
+		}
+		for _, id := range hn.set[:hn.found] {
+			sn, sw := hn.spots[id], hw.spots[id]
+			for b := range 4 {
+				if hn.mask[id]&(1<<b) != 0 && sn.first[b] != sw.first[b] || sn.last != sw.last {
+					t.Fatalf("%q: where %d expressions find %q is not where %d find it", text, len(exprs), narrow.strs[id], len(res))
+				}
+			}
+		}
+		if hn.touched[0] != hw.touched[0] || hn.touchedAll[0] != hw.touchedAll[0] {
+			t.Fatalf("%q: the expressions touched of %d are not those of %d", text, len(exprs), len(res))
 		}
 	}
 }
@@ -359,7 +412,7 @@ func TestFindDecides(t *testing.T) {
 		}
 		h := f.NewHits()
 		f.Scan(h, "x")
-		if _, ok := f.Find(h, 0); ok != tc.set {
+		if _, _, ok := f.Find(h, 0); ok != tc.set {
 			t.Errorf("Find(%s) decided %v, want %v", tc.expr, ok, tc.set)
 		}
 	}
@@ -377,4 +430,44 @@ func exprsFilter(t *testing.T) (*Filter, []*regexp.Regexp) {
 		t.Fatal(err)
 	}
 	return f, res
+}
+
+// TestOutputs checks the states where strings end that outputs tells,
+// four at a time or, in an automaton of more than 1<<15 states, one at
+// a time, against a test of each, for chunks of any length.
+func TestOutputs(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 8))
+	for _, n := range []int{2, 300, 1 << 15, 1<<15 + 1, 1 << 16} {
+		for range 500 {
+			a := &automaton{next: make([]uint16, n), firstOut: uint16(r.IntN(n))}
+			var st states
+			for k := range chunk {
+				binary.LittleEndian.PutUint16(st[0][2*k:], uint16(r.IntN(n)))
+			}
+			length := r.IntN(chunk + 1)
+			var want uint64
+			for k := range length {
+				if binary.LittleEndian.Uint16(st[0][2*k:]) >= a.firstOut {
+					want |= 1 << k
+				}
+			}
+			if got := a.outputs(&st[0], length); got != want {
+				t.Fatalf("%d states, from %d: outputs of %d = %x, want %x", n, a.firstOut, length, got, want)
+			}
+		}
+	}
+}
+
+// TestFindAllocates checks that Find allocates nothing, as the audit
+// asks it of nearly every line.
+func TestFindAllocates(t *testing.T) {
+	f, _ := exprsFilter(t)
+	h := f.NewHits()
+	f.Scan(h, "x curl y wget")
+	if lo, hi, ok := f.Find(h, 0); !ok || lo != 2 || hi != 6 {
+		t.Fatalf("Find = %d, %d, %v, want 2, 6, true", lo, hi, ok)
+	}
+	if n := testing.AllocsPerRun(100, func() { f.Find(h, 0) }); n != 0 {
+		t.Errorf("Find allocates %v times, want none", n)
+	}
 }

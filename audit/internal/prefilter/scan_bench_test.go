@@ -1,0 +1,46 @@
+package prefilter
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/agentadaptor/agentadaptor/internal/testkit/audittext"
+)
+
+// auditFilter returns the audit's line filter, compiled into the
+// package (compiled.go).
+func auditFilter(b *testing.B) *Filter {
+	if compiled == nil {
+		b.Skip("the package is built without its compiled filter")
+	}
+	return compiled
+}
+
+// benchmarkScanEach scans the lines of text with the audit's filter, 8
+// lines a call, as the audit does.
+func benchmarkScanEach(b *testing.B, text string) {
+	f := auditFilter(b)
+	lines := strings.Split(text, "\n")
+	hs := make([]*Hits, 8)
+	for i := range hs {
+		hs[i] = f.NewHits()
+	}
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		for i := 0; i < len(lines); i += 8 {
+			batch := lines[i:min(i+8, len(lines))]
+			f.ScanEach(hs[:len(batch)], batch, true)
+		}
+	}
+}
+
+// BenchmarkScanEachDense scans 8 MiB of lines dense with the audit's
+// keywords: a string ends every few bytes.
+func BenchmarkScanEachDense(b *testing.B) {
+	benchmarkScanEach(b, audittext.DenseKeywords(8<<20, 1))
+}
+
+// BenchmarkScanEachOrdinary scans 4 MiB of ordinary instructions.
+func BenchmarkScanEachOrdinary(b *testing.B) {
+	benchmarkScanEach(b, audittext.Ordinary(4<<20, 1))
+}
