@@ -96,8 +96,11 @@ type keeper struct {
 	// files' findings under both caps: only maxPerRule applies here.
 	perFile bool
 	kept    []Finding
-	perRule map[string]int // findings of each rule, kept or not
-	omitted Omitted
+	// perRule counts the findings of each rule, kept or not, and
+	// omitted those past the caps, by the rule's index (ruleIndex): a
+	// dense text finds a rule tens of thousands of times.
+	perRule [numRules]int
+	omitted [numRules]int
 	// The file and line of the last finding, and the rules found there:
 	// a rule reports a line once. The matches of one line (of each of its
 	// pieces) come one after another.
@@ -122,19 +125,36 @@ func (k *keeper) admit(rule, file string, line int) bool {
 // capped counts a finding of rule, and reports whether it is kept within
 // the caps; a finding past them is counted as omitted.
 func (k *keeper) capped(rule string) bool {
-	if k.perRule == nil {
-		k.perRule = map[string]int{}
-	}
-	n := k.perRule[rule]
-	k.perRule[rule] = n + 1
+	r := ruleIndex(rule)
+	n := k.perRule[r]
+	k.perRule[r] = n + 1
 	if n >= maxPerRule || !k.perFile && n > 0 && len(k.kept) >= maxFindings {
-		if k.omitted == nil {
-			k.omitted = Omitted{}
-		}
-		k.omitted[rule]++
+		k.omitted[r]++
 		return false
 	}
 	return true
+}
+
+// omit counts as omitted the findings another keeper omitted.
+func (k *keeper) omit(o Omitted) {
+	for rule, n := range o {
+		k.omitted[ruleIndex(rule)] += n
+	}
+}
+
+// omittedCounts returns the findings omitted, by rule; nil when none
+// was.
+func (k *keeper) omittedCounts() Omitted {
+	var o Omitted
+	for r, n := range k.omitted {
+		if n > 0 {
+			if o == nil {
+				o = Omitted{}
+			}
+			o[ruleIDs[r]] = n
+		}
+	}
+	return o
 }
 
 // keep keeps f, which admit admitted, its message and excerpt bounded.

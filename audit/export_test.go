@@ -137,5 +137,5 @@ func TreeOneKeeper(fsys fs.FS) (Report, error) {
 		}
 	})
 	sortFindings(s.keep.kept)
-	return Report{Findings: s.keep.kept, Omitted: s.keep.omitted}, nil
+	return Report{Findings: s.keep.kept, Omitted: s.keep.omittedCounts()}, nil
 }
