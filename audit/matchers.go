@@ -315,15 +315,15 @@ func portRedirect(t string, i int) bool {
 	return j < len(t)
 }
 
-// matchDownloadPipe is downloadExec's first expression, curl, wget or
-// fetch piped to a shell or an interpreter:
-// `\b(?:curl|wget|fetch)\b[^|\n]*\|\s*(?:shell|interpreter)`. The pipe
-// is the first after the command on its line.
-func matchDownloadPipe(t string) bool {
-	return pipedAfter(t, &downloadFirst, func(t string, i int) int { return wordAt(t, i, "curl", "wget", "fetch") }, pipedRunner)
+// findDownloadPipe is downloadExec's first expression's
+// FindStringIndex, curl, wget or fetch piped to a shell or an
+// interpreter: `\b(?:curl|wget|fetch)\b[^|\n]*\|\s*(?:shell|interpreter)`.
+// The pipe is the first after the command on its line.
+func findDownloadPipe(t string) []int {
+	return pipedAfter(t, &downloadFirst, func(t string, i int) int { return wordAt(t, i, "curl", "wget", "fetch") }, runnerEnd)
 }
 
-// downloadFirst holds the first bytes of matchDownloadPipe's commands.
+// downloadFirst holds the first bytes of findDownloadPipe's commands.
 var downloadFirst = firstBytes("cwf")
 
 // firstBytes returns the table pipedAfter takes: which bytes, of either
@@ -335,96 +335,128 @@ func firstBytes(first string) (table [256]bool) {
 	return table
 }
 
-// pipedAfter reports whether t holds a command (what at finds at i: the
+// pipedAfter returns the first match in t of the shape
+// `CMD[^|\n]*\|\s*RUNNER`, or nil: a command (what at finds at i: the
 // end of its match, else -1, asked only where first holds t[i]) and,
-// after it on its line, the first pipe into what into accepts at the
-// first byte past the pipe's spaces: the shape `CMD[^|\n]*\|\s*RUNNER`.
-// A command's match may span a newline, which is passed over with it.
-func pipedAfter(t string, first *[256]bool, at func(t string, i int) int, into func(t string, p int) bool) bool {
-	seen := false // a command since the last pipe or newline
+// after it on its line, the first pipe into what into matches at the
+// first byte past the pipe's spaces (into returns where that match
+// ends, else -1). The match starts at the first command since the last
+// pipe or newline: a later one before the same pipe reaches it no
+// sooner. A command's match may span a newline, which is passed over
+// with it, and which ends the stretch of a command before it.
+func pipedAfter(t string, first *[256]bool, at func(t string, i int) int, into func(t string, p int) int) []int {
+	start := -1 // the first command since the last pipe or newline
 	for i := 0; i < len(t); i++ {
 		switch c := t[i]; {
 		case c == '\n':
-			seen = false
+			start = -1
 		case c == '|':
-			if seen && into(t, skipSpace(t, i+1)) {
-				return true
+			if start >= 0 {
+				if e := into(t, skipSpace(t, i+1)); e >= 0 {
+					return []int{start, e}
+				}
 			}
-			seen = false
+			start = -1
 		case first[c]:
 			if e := at(t, i); e >= 0 {
-				seen, i = true, e-1
+				if start < 0 || strings.IndexByte(t[i:e], '\n') >= 0 {
+					start = i
+				}
+				i = e - 1
 			}
 		}
 	}
-	return false
+	return nil
 }
 
-// pipedRunner reports whether shell or interpreter (patterns.go)
-// matches at p of t.
-func pipedRunner(t string, p int) bool {
+// runnerEnd returns where shell or interpreter (patterns.go) matches at
+// p of t ends, or -1: of their matches there, the one the expression
+// prefers, trying a shell before an interpreter, sudo and more of its
+// options before fewer, a path's last directory before an earlier one
+// and `env ` before none.
+func runnerEnd(t string, p int) int {
 	if p == len(t) {
-		return false
+		return -1
 	}
-	// sudo and its options, then a path's directories.
-	starts := []int{p}
-	if e, ok := foldAt(t, p, "sudo"); ok && e < len(t) && spaceByte(t[e]) {
-		starts = append(starts, skipSpace(t, e))
-	}
-	for k, q := range starts {
-		// `sudo\s+` alone before an interpreter: options only before a
-		// shell.
-		interp := k < 2
-		for {
-			if runnerAt(t, q, interp) {
-				return true
-			}
-			if k == 0 {
-				break
-			}
+	sudo, ok := sudoEnd(t, p)
+	if ok {
+		// `(?:-\S+\s+)*`: each option a whole word and the spaces after
+		// it.
+		qs := []int{sudo}
+		for q := sudo; q < len(t) && t[q] == '-'; {
 			end := tokenEnd(t, q)
 			next := skipSpace(t, end)
-			if q == len(t) || t[q] != '-' || end-q < 2 || next == end {
+			if end-q < 2 || next == end {
 				break
 			}
-			q, interp = next, false
+			qs = append(qs, next)
+			q = next
+		}
+		for k := len(qs) - 1; k >= 0; k-- {
+			if e := pathEnd(t, qs[k], shellEnd); e >= 0 {
+				return e
+			}
 		}
 	}
-	return false
-}
-
-// runnerAt reports whether `(?:\S*/)?` and then a shell (with `env\s+`
-// before it) or, when interp is set, an interpreter match at q.
-func runnerAt(t string, q int, interp bool) bool {
-	end := tokenEnd(t, q)
-	for n := q; ; {
-		if shellAt(t, n) || interp && interpreterAt(t, n) {
-			return true
-		}
-		if e, ok := foldAt(t, n, "env"); ok && e < len(t) && spaceByte(t[e]) && shellAt(t, skipSpace(t, e)) {
-			return true
-		}
-		j := strings.IndexByte(t[n:end], '/')
-		if j < 0 {
-			return false
-		}
-		n += j + 1
+	if e := pathEnd(t, p, shellEnd); e >= 0 {
+		return e
 	}
+	if ok {
+		if e := pathEnd(t, sudo, interpreterEnd); e >= 0 {
+			return e
+		}
+	}
+	return pathEnd(t, p, interpreterEnd)
 }
 
-// shellAt reports whether t holds at n `(?:ba|z|k|da|fi|c|tc)?sh\b`.
-func shellAt(t string, n int) bool {
-	for _, w := range []string{"sh", "bash", "zsh", "ksh", "dash", "fish", "csh", "tcsh"} {
+// sudoEnd returns where `sudo\s+` at p of t ends.
+func sudoEnd(t string, p int) (int, bool) {
+	if e, ok := foldAt(t, p, "sudo"); ok && e < len(t) && spaceByte(t[e]) {
+		return skipSpace(t, e), true
+	}
+	return 0, false
+}
+
+// pathEnd returns where `(?:\S*/)?` and then what end matches (its end,
+// else -1) match at q of t end, or -1: after the word's last slash
+// first, then after each one before, then at q.
+func pathEnd(t string, q int, end func(t string, n int) int) int {
+	for n := tokenEnd(t, q); n > q; n-- {
+		if t[n-1] == '/' {
+			if e := end(t, n); e >= 0 {
+				return e
+			}
+		}
+	}
+	return end(t, q)
+}
+
+// shellEnd returns where `(?:env\s+)?(?:ba|z|k|da|fi|c|tc)?sh\b`
+// matches at n of t ends, with `env ` before it first, or -1.
+func shellEnd(t string, n int) int {
+	if e, ok := foldAt(t, n, "env"); ok && e < len(t) && spaceByte(t[e]) {
+		if f := shellWordEnd(t, skipSpace(t, e)); f >= 0 {
+			return f
+		}
+	}
+	return shellWordEnd(t, n)
+}
+
+// shellWordEnd returns where `(?:ba|z|k|da|fi|c|tc)?sh\b` matches at n
+// of t ends, or -1 (at most one of the names matches at n).
+func shellWordEnd(t string, n int) int {
+	for _, w := range []string{"bash", "zsh", "ksh", "dash", "fish", "csh", "tcsh", "sh"} {
 		if e, ok := foldAt(t, n, w); ok && boundaryAt(t, e) {
-			return true
+			return e
 		}
 	}
-	return false
+	return -1
 }
 
-// interpreterAt reports whether t holds at n
-// `(?:python[0-9.]*|perl|ruby|node|php)\s*(?:-\s*)?(?:$|[;&)|]|-[^cme\s])`.
-func interpreterAt(t string, n int) bool {
+// interpreterEnd returns where
+// `(?:python[0-9.]*|perl|ruby|node|php)\s*(?:-\s*)?(?:$|[;&)|]|-[^cme\s])`
+// matches at n of t ends, with `-\s*` first, or -1.
+func interpreterEnd(t string, n int) int {
 	e, ok := foldAt(t, n, "python")
 	if ok {
 		for e < len(t) && ('0' <= t[e] && t[e] <= '9' || t[e] == '.') {
@@ -438,25 +470,34 @@ func interpreterAt(t string, n int) bool {
 		}
 	}
 	if !ok {
-		return false
+		return -1
 	}
 	x := skipSpace(t, e)
-	return stdinEnd(t, x) || x < len(t) && t[x] == '-' && stdinEnd(t, skipSpace(t, x+1))
+	if x < len(t) && t[x] == '-' {
+		if f := stdinEnd(t, skipSpace(t, x+1)); f >= 0 {
+			return f
+		}
+	}
+	return stdinEnd(t, x)
 }
 
-// stdinEnd reports whether t holds at x `(?:$|[;&)|]|-[^cme\s])`: what
-// follows an interpreter that reads its program from stdin.
-func stdinEnd(t string, x int) bool {
+// stdinEnd returns where `(?:$|[;&)|]|-[^cme\s])` matches at x of t
+// ends, or -1: what follows an interpreter that reads its program from
+// stdin.
+func stdinEnd(t string, x int) int {
 	if x == len(t) {
-		return true
+		return x
 	}
 	switch t[x] {
 	case ';', '&', ')', '|':
-		return true
+		return x + 1
 	case '-':
-		return x+1 < len(t) && strings.IndexByte("cmeCME", t[x+1]) < 0 && !spaceByte(t[x+1])
+		if x+1 < len(t) && strings.IndexByte("cmeCME", t[x+1]) < 0 && !spaceByte(t[x+1]) {
+			_, w := utf8.DecodeRuneInString(t[x+1:])
+			return x + 1 + w
+		}
 	}
-	return false
+	return -1
 }
 
 // matchEnvPipe is envDump's `[|;&(]\s*(?:env|printenv|set)\s*(?:\||\))`
@@ -1046,34 +1087,30 @@ func matchProgramURL(t string) bool {
 	return false
 }
 
-// matchBase64Pipe is obfuscatedExec's first expression, base64 decoded
-// and piped to a shell or an interpreter:
+// findBase64Pipe is obfuscatedExec's first expression's
+// FindStringIndex, base64 decoded and piped to a shell or an
+// interpreter:
 // `\bbase64\s+(?:-[a-z]*d\b|--decode)[^|\n]*\|\s*(?:shell|interpreter)`.
 // A decode's \s+ may span a newline, which is passed over with it
 // (pipedAfter).
-func matchBase64Pipe(t string) bool {
-	return pipedAfter(t, &base64First, base64DecodeAt, pipedRunner)
+func findBase64Pipe(t string) []int {
+	return pipedAfter(t, &base64First, base64DecodeAt, runnerEnd)
 }
 
 // base64First holds the first byte of a base64 decode.
 var base64First = firstBytes("b")
 
-// matchWebPipe is downloadExec's
+// findWebPipe is downloadExec's FindStringIndex of
 // `\b(?:iwr|irm|invoke-webrequest|invoke-restmethod)\b[^|\n]*\|\s*(?:iex|invoke-expression)\b`.
-func matchWebPipe(t string) bool {
+func findWebPipe(t string) []int {
 	return pipedAfter(t, &webFirst, func(t string, i int) int {
 		return wordAt(t, i, "iwr", "irm", "invoke-webrequest", "invoke-restmethod")
-	}, func(t string, p int) bool {
-		for _, w := range []string{"iex", "invoke-expression"} {
-			if e, ok := foldAt(t, p, w); ok && boundaryAt(t, e) {
-				return true
-			}
-		}
-		return false
+	}, func(t string, p int) int {
+		return wordAt(t, p, "iex", "invoke-expression")
 	})
 }
 
-// webFirst holds the first byte of matchWebPipe's downloads.
+// webFirst holds the first byte of findWebPipe's downloads.
 var webFirst = firstBytes("i")
 
 // matchIexDownload is downloadExec's `\b(?:iex|invoke-expression)\b`
@@ -1518,10 +1555,13 @@ func matchEvalDecode(t string) bool {
 	return false
 }
 
-// matchArchiveHome is secretStore's
+// findArchiveHome is secretStore's FindStringIndex of
 // `\b(?:tar|zip|cp\s+-r|rsync|copy-item)\b[^\n|;]*(?:~|\$home)[/\\]\.(?:ssh|aws|gnupg)\b`:
-// a home folder's keys archived or copied whole.
-func matchArchiveHome(t string) bool {
+// a home folder's keys archived or copied whole. The match starts at
+// the first command of the first stretch of a line without `\n|;` that
+// holds such a folder after it, and `[^\n|;]*` takes the stretch's last
+// folder.
+func findArchiveHome(t string) []int {
 	for i := 0; i < len(t); i++ {
 		if c := t[i] | 0x20; c != 't' && c != 'z' && c != 'c' && c != 'r' || !boundaryAt(t, i) {
 			continue
@@ -1546,7 +1586,7 @@ func matchArchiveHome(t string) bool {
 		if j := strings.IndexAny(t[e:], "\n|;"); j >= 0 {
 			hi = e + j
 		}
-		for q := e; q < hi; q++ {
+		for q := hi - 1; q >= e; q-- {
 			f := -1
 			if t[q] == '~' {
 				f = q + 1
@@ -1558,13 +1598,49 @@ func matchArchiveHome(t string) bool {
 			}
 			for _, w := range []string{"ssh", "aws", "gnupg"} {
 				if g, ok := foldAt(t, f+2, w); ok && boundaryAt(t, g) {
-					return true
+					return []int{i, g}
 				}
 			}
 		}
 		i = hi
 	}
-	return false
+	return nil
+}
+
+// findDevSocket is reverseShell's FindStringIndex of
+// `/dev/(?:tcp|udp)/[^/\s]+/\d+`: a socket that bash opens as a file.
+func findDevSocket(t string) []int {
+	for i := 0; ; i++ {
+		j := strings.IndexByte(t[i:], '/')
+		if j < 0 {
+			return nil
+		}
+		i += j
+		e, ok := foldAt(t, i, "/dev/")
+		if !ok {
+			continue
+		}
+		f, ok := foldAt(t, e, "tcp/")
+		if !ok {
+			if f, ok = foldAt(t, e, "udp/"); !ok {
+				continue
+			}
+		}
+		h := f
+		for h < len(t) && t[h] != '/' && !spaceByte(t[h]) {
+			h++
+		}
+		if h == f || h == len(t) || t[h] != '/' {
+			continue
+		}
+		d := h + 1
+		for d < len(t) && '0' <= t[d] && t[d] <= '9' {
+			d++
+		}
+		if d > h+1 {
+			return []int{i, d}
+		}
+	}
 }
 
 // findOverride is override's first expression's FindStringIndex,

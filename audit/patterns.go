@@ -52,12 +52,12 @@ const interpreter = `(?:sudo\s+)?(?:\S*/)?(?:python[0-9.]*|perl|ruby|node|php)\s
 
 // Rule 5: download and run.
 var downloadExec = []*expr{
-	withQuick(re(`\b(?:curl|wget|fetch)\b[^|\n]*\|\s*(?:`+shell+`|`+interpreter+`)`), matchDownloadPipe),
+	withIndex(re(`\b(?:curl|wget|fetch)\b[^|\n]*\|\s*(?:`+shell+`|`+interpreter+`)`), findDownloadPipe),
 	re(`\b(?:source|\.|(?:ba|z)?sh)\s+<\(\s*(?:curl|wget)\b`),
 	re(`\b(?:(?:ba|z)?sh|python[0-9.]*|perl|ruby|node)\s+-c\s+["']?\$\(\s*(?:curl|wget)\b`),
 	re(`\beval\s+["']?\$\(\s*(?:curl|wget)\b`),
 	withQuick(re(`\b(?:iex|invoke-expression)\b[\s(]*(?:\(\s*)?(?:iwr|irm|invoke-webrequest|invoke-restmethod|curl|wget|\(?\s*new-object\s+(?:system\.)?net\.webclient)`), matchIexDownload),
-	withQuick(re(`\b(?:iwr|irm|invoke-webrequest|invoke-restmethod)\b[^|\n]*\|\s*(?:iex|invoke-expression)\b`), matchWebPipe),
+	withIndex(re(`\b(?:iwr|irm|invoke-webrequest|invoke-restmethod)\b[^|\n]*\|\s*(?:iex|invoke-expression)\b`), findWebPipe),
 	re(`\.downloadstring\([^\n]*\b(?:iex|invoke-expression)\b|\b(?:iex|invoke-expression)\b[^\n]*\.downloadstring\(`),
 	re(`\b(?:pip[0-9.]*|pipx|uv\s+pip|uv\s+tool)\s+install\b[^\n]*?\s(?:git\+)?(?:https?|ssh)://`),
 	re(`\bnpm\s+(?:i|install|add)\b[^\n]*?\s(?:git\+(?:https?|ssh)://|https?://\S+\.(?:tgz|tar\.gz))`),
@@ -76,7 +76,7 @@ var (
 
 // Rule 7: decoded and run, or hidden.
 var obfuscatedExec = []*expr{
-	withQuick(re(`\bbase64\s+(?:-[a-z]*d\b|--decode)[^|\n]*\|\s*(?:`+shell+`|`+interpreter+`)`), matchBase64Pipe),
+	withIndex(re(`\bbase64\s+(?:-[a-z]*d\b|--decode)[^|\n]*\|\s*(?:`+shell+`|`+interpreter+`)`), findBase64Pipe),
 	re(`\b(?:xxd\s+-r|openssl\s+(?:base64|enc)\b[^|\n]*\s-d)\b[^|\n]*\|\s*` + shell),
 	withQuick(re(`\b(?:eval|exec|(?:ba|z)?sh\s+-c)\s*["']?\$\([^)\n]*\bbase64\s+(?:-[a-z]*d\b|--decode)`), matchEvalDecode),
 	re(`\bexec\s*\([^\n]*b64decode\b`),
@@ -94,7 +94,7 @@ var (
 
 // Rule 8: reverse shells.
 var reverseShell = []*expr{
-	re(`/dev/(?:tcp|udp)/[^/\s]+/\d+`),
+	withIndex(re(`/dev/(?:tcp|udp)/[^/\s]+/\d+`), findDevSocket),
 	withQuick(re(`\b(?:nc|ncat|netcat)\b[^\n;|]*\s-[a-z]*[ec]\s+\S*sh\b`), matchNcShell),
 	re(`\bsocat\b[^\n]*\b(?:exec|system):`),
 	re(`\b(?:ba)?sh\s+-i\b[^\n]*\|\s*(?:nc|ncat|netcat)\b`),
@@ -115,7 +115,7 @@ var secretStore = []*expr{
 	re(`\bsecurity\s+(?:dump-keychain|find-(?:generic|internet)-password\b[^\n|;]*\s-[a-z]*[wg][a-z]*\b)`),
 	re(`\bwallet\.dat\b|[/\\]exodus[/\\]|\bexodus\.wallet\b|\.electrum[/\\]wallets|\bnkbihfbeogaeaoehlefnkodbefgpgknn\b|\bkeystore[/\\]utc--`),
 	withIndex(re(`\b(?:cat|cp|scp|base64|xxd|head|tail|get-content|gc|tar|zip|rsync|open|read_text|readfile)\b[^\n|;]*\.ssh[/\\](?:id_[a-z0-9_]+(?:[^.\w]|$)|\*)`), findKeyRead),
-	withQuick(re(`\b(?:tar|zip|cp\s+-r|rsync|copy-item)\b[^\n|;]*(?:~|\$home)[/\\]\.(?:ssh|aws|gnupg)\b`), matchArchiveHome),
+	withIndex(re(`\b(?:tar|zip|cp\s+-r|rsync|copy-item)\b[^\n|;]*(?:~|\$home)[/\\]\.(?:ssh|aws|gnupg)\b`), findArchiveHome),
 	re(`\bfind\b[^\n]*-i?name\s+["']?\.env\b|\b(?:r?glob)\([^)\n]*\.env\b|\bget-childitem\b[^\n]*-(?:filter|include)\s+["']?\.env\b`),
 }
 
