@@ -503,6 +503,10 @@ func stdinEnd(t string, x int) int {
 // matchEnvPipe is envDump's `[|;&(]\s*(?:env|printenv|set)\s*(?:\||\))`
 // (start "|;&("), `\$\(\s*...` (start "$(") and `^...` (start "").
 func matchEnvPipe(start string) func(string) bool {
+	var opens [256]bool
+	for _, c := range []byte(start) {
+		opens[c] = true
+	}
 	return func(t string) bool {
 		if start == "" {
 			return envPipedAt(t, 0)
@@ -519,7 +523,7 @@ func matchEnvPipe(start string) func(string) bool {
 				}
 				continue
 			}
-			if strings.IndexByte(start, t[i]) >= 0 && envPipedAt(t, skipSpace(t, i+1)) {
+			if opens[t[i]] && envPipedAt(t, skipSpace(t, i+1)) {
 				return true
 			}
 		}
@@ -530,6 +534,13 @@ func matchEnvPipe(start string) func(string) bool {
 // envPipedAt reports whether t holds at j
 // `(?:env|printenv|set)\s*(?:\||\))`.
 func envPipedAt(t string, j int) bool {
+	// Each word starts with e, p or s, or the long s (U+017F).
+	if j == len(t) {
+		return false
+	}
+	if c := t[j] | 0x20; c != 'e' && c != 'p' && c != 's' && t[j] != 0xc5 {
+		return false
+	}
 	for _, w := range []string{"env", "printenv", "set"} {
 		if e, ok := foldAt(t, j, w); ok {
 			k := skipSpace(t, e)

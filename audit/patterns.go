@@ -180,7 +180,7 @@ func (s *scanner) realTarget(h *prefilter.Hits, t string) bool {
 	}
 	real := false
 	s.targetHosts(t, func(h string) bool {
-		real = !placeholderHost(h)
+		real = !placeholderHost(h, !s.exhaustive)
 		return !real
 	})
 	return real
@@ -224,10 +224,11 @@ func routable(p []string) bool {
 }
 
 // placeholderHost reports whether a host is a placeholder, a variable, or
-// this machine or a private or documentation address.
-func placeholderHost(h string) bool {
+// this machine or a private or documentation address; with quick set,
+// placeholder's matcher written by hand (matchPlaceholder) reads it.
+func placeholderHost(h string, quick bool) bool {
 	h = strings.ToLower(strings.Trim(h, "[]"))
-	if strings.ContainsAny(h, "<>{}$%") || placeholder.MatchString(" "+h) {
+	if strings.ContainsAny(h, "<>{}$%") || quick && placeholder.quick(" "+h) || !quick && placeholder.MatchString(" "+h) {
 		return true
 	}
 	for _, w := range []string{"attacker", "evil", "malicious", "example", "your", "lhost", "rhost", "target", "victim"} {
@@ -1054,7 +1055,7 @@ func reservedHost(h string) bool {
 			return true
 		}
 	}
-	return ipv4.MatchString(h) && placeholderHost(h)
+	return ipv4.MatchString(h) && placeholderHost(h, false)
 }
 
 // reportLabel is the label a security skill's example report puts
