@@ -1856,3 +1856,128 @@ func concealAt(t string, i int) int {
 	}
 	return -1
 }
+
+// findWallet is secretStore's FindStringIndex of
+// `\bwallet\.dat\b|[/\\]exodus[/\\]|\bexodus\.wallet\b|\.electrum[/\\]wallets|\bnkbihfbeogaeaoehlefnkodbefgpgknn\b|\bkeystore[/\\]utc--`:
+// a wallet's file or folder. Its alternatives start with different
+// characters, so at most one matches at a place; the first place where
+// one does is the match.
+func findWallet(t string) []int {
+	for i := 0; i < len(t); i++ {
+		var e int
+		switch t[i] {
+		case 'w', 'W':
+			e = boundedAt(t, i, "wallet.dat")
+		case '/', '\\':
+			if f, ok := foldAt(t, i+1, "exodus"); ok && f < len(t) && (t[f] == '/' || t[f] == '\\') {
+				e = f + 1
+			} else {
+				e = -1
+			}
+		case 'e', 'E':
+			e = boundedAt(t, i, "exodus.wallet")
+		case '.':
+			e = -1
+			if f, ok := pathAt(t, i, ".electrum/wallets"); ok {
+				e = f
+			}
+		case 'n', 'N':
+			e = boundedAt(t, i, "nkbihfbeogaeaoehlefnkodbefgpgknn")
+		case 'k', 'K', 0xe2:
+			// k, or the Kelvin sign's first byte.
+			e = -1
+			if f, ok := pathAt(t, i, "keystore/utc--"); ok && boundaryAt(t, i) {
+				e = f
+			}
+		default:
+			continue
+		}
+		if e >= 0 {
+			return []int{i, e}
+		}
+	}
+	return nil
+}
+
+// boundedAt returns where w (lower-case ASCII) ends, matched at i of t
+// in any case between word boundaries, or -1.
+func boundedAt(t string, i int, w string) int {
+	if !boundaryAt(t, i) {
+		return -1
+	}
+	if e, ok := foldAt(t, i, w); ok && boundaryAt(t, e) {
+		return e
+	}
+	return -1
+}
+
+// seqAt returns where a phrase of parts, each a word or a few (as
+// "your|the", tried in that order), with `\s+` between them, matched at
+// i of t in any case, ends, or -1. No word of a part starts with a
+// space, so the spaces between them are all the spaces there.
+func seqAt(t string, i int, parts ...string) int {
+	for k, p := range parts {
+		if k > 0 {
+			j := skipSpace(t, i)
+			if j == i {
+				return -1
+			}
+			i = j
+		}
+		e := -1
+		for w := range strings.SplitSeq(p, "|") {
+			if f, ok := foldAt(t, i, w); ok {
+				e = f
+				break
+			}
+		}
+		if e < 0 {
+			return -1
+		}
+		i = e
+	}
+	return i
+}
+
+// findNewPrompt is override's FindStringIndex of
+// `\b(?:your|the\s+following\s+is\s+(?:your|the))\s+new\s+system\s+prompt\b|\bnew\s+system\s+prompt\s*:`:
+// a new system prompt given. Its alternatives start with different
+// letters.
+func findNewPrompt(t string) []int {
+	for i := 0; i < len(t); i++ {
+		e := -1
+		switch t[i] | 0x20 {
+		case 'y':
+			e = seqAt(t, i, "your", "new", "system", "prompt")
+		case 't':
+			e = seqAt(t, i, "the", "following", "is", "your|the", "new", "system", "prompt")
+		case 'n':
+			if f := seqAt(t, i, "new", "system", "prompt"); f >= 0 {
+				if g := skipSpace(t, f); g < len(t) && t[g] == ':' && boundaryAt(t, i) {
+					return []int{i, g + 1}
+				}
+			}
+			continue
+		default:
+			continue
+		}
+		if e >= 0 && boundaryAt(t, i) && boundaryAt(t, e) {
+			return []int{i, e}
+		}
+	}
+	return nil
+}
+
+// findNowInMode is override's FindStringIndex of
+// `\byou\s+are\s+now\s+in\s+(?:developer|dan|god|jailbreak|unrestricted)\s+mode\b`.
+func findNowInMode(t string) []int {
+	for i := 0; i < len(t); i++ {
+		if t[i]|0x20 != 'y' || !boundaryAt(t, i) {
+			continue
+		}
+		if e := seqAt(t, i, "you", "are", "now", "in", "developer|dan|god|jailbreak|unrestricted", "mode"); e >= 0 && boundaryAt(t, e) {
+			return []int{i, e}
+		}
+	}
+	return nil
+}

@@ -113,7 +113,7 @@ var secretStore = []*expr{
 	withQuick(re(`(?:chrome|chromium|edge|brave|opera|vivaldi|firefox|user data|profiles?)[^\n]{0,60}[/\\](?:login data|cookies|web data|local state)\b`), matchBrowserStore),
 	withQuick(re(`(?:firefox|mozilla|profiles?)[^\n]{0,60}[/\\](?:key4\.db|logins\.json|cookies\.sqlite)\b`), matchFirefoxStore),
 	re(`\bsecurity\s+(?:dump-keychain|find-(?:generic|internet)-password\b[^\n|;]*\s-[a-z]*[wg][a-z]*\b)`),
-	re(`\bwallet\.dat\b|[/\\]exodus[/\\]|\bexodus\.wallet\b|\.electrum[/\\]wallets|\bnkbihfbeogaeaoehlefnkodbefgpgknn\b|\bkeystore[/\\]utc--`),
+	withIndex(re(`\bwallet\.dat\b|[/\\]exodus[/\\]|\bexodus\.wallet\b|\.electrum[/\\]wallets|\bnkbihfbeogaeaoehlefnkodbefgpgknn\b|\bkeystore[/\\]utc--`), findWallet),
 	withIndex(re(`\b(?:cat|cp|scp|base64|xxd|head|tail|get-content|gc|tar|zip|rsync|open|read_text|readfile)\b[^\n|;]*\.ssh[/\\](?:id_[a-z0-9_]+(?:[^.\w]|$)|\*)`), findKeyRead),
 	withIndex(re(`\b(?:tar|zip|cp\s+-r|rsync|copy-item)\b[^\n|;]*(?:~|\$home)[/\\]\.(?:ssh|aws|gnupg)\b`), findArchiveHome),
 	re(`\bfind\b[^\n]*-i?name\s+["']?\.env\b|\b(?:r?glob)\([^)\n]*\.env\b|\bget-childitem\b[^\n]*-(?:filter|include)\s+["']?\.env\b`),
@@ -249,8 +249,8 @@ func placeholderHost(h string, quick bool) bool {
 var (
 	override = []*expr{
 		withIndex(re(`\b(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+|any\s+|the\s+|your\s+|of\s+|my\s+)*(?:previous|prior|above|earlier|preceding|original|system|safety)\s+(?:instructions|prompts?|rules|guidelines|directives|messages|context)\b`), findOverride),
-		re(`\b(?:your|the\s+following\s+is\s+(?:your|the))\s+new\s+system\s+prompt\b|\bnew\s+system\s+prompt\s*:`),
-		re(`\byou\s+are\s+now\s+in\s+(?:developer|dan|god|jailbreak|unrestricted)\s+mode\b`),
+		withIndex(re(`\b(?:your|the\s+following\s+is\s+(?:your|the))\s+new\s+system\s+prompt\b|\bnew\s+system\s+prompt\s*:`), findNewPrompt),
+		withIndex(re(`\byou\s+are\s+now\s+in\s+(?:developer|dan|god|jailbreak|unrestricted)\s+mode\b`), findNowInMode),
 	}
 	conceal = []*expr{
 		withIndex(re(`\b(?:do\s+not|don'?t|never)\s+(?:tell|mention|inform|notify|reveal|disclose)\s+(?:(?:this|that|it|anything|any\s+of\s+this|these\s+steps)\s+)?(?:to\s+)?(?:the\s+)?user(?:\s*(?:$|[.,;:!)\]-])|\s+(?:that|what|you|anything|about\s+(?:this|it|these|that|the\s+(?:command|script|download|upload|request|file|step|installation)s?)\b))`), findConceal),
