@@ -1981,3 +1981,271 @@ func findNowInMode(t string) []int {
 	}
 	return nil
 }
+
+// findKeychain is secretStore's FindStringIndex of
+// `\bsecurity\s+(?:dump-keychain|find-(?:generic|internet)-password\b[^\n|;]*\s-[a-z]*[wg][a-z]*\b)`:
+// the keychain dumped, or a password printed from it (-w, -g). Of a
+// find-...-password, `[^\n|;]*` takes the stretch's last option that
+// prints, whose space may be the newline that ends the stretch.
+func findKeychain(t string) []int {
+	// searched: a find-...-password before it found no option in the
+	// stretch up to it, nor will one after it in the stretch.
+	searched := -1
+	for i := 0; i < len(t); i++ {
+		if c := t[i]; c|0x20 != 's' && c != 0xc5 || !boundaryAt(t, i) {
+			continue
+		}
+		e, ok := foldAt(t, i, "security")
+		if !ok {
+			continue
+		}
+		j := skipSpace(t, e)
+		if j == e {
+			continue
+		}
+		if f, ok := foldAt(t, j, "dump-keychain"); ok {
+			return []int{i, f}
+		}
+		f := seqAt(t, j, "find-")
+		if f < 0 {
+			continue
+		}
+		if g := seqAt(t, f, "generic|internet"); g >= 0 {
+			f = seqAt(t, g, "-password")
+		} else {
+			f = -1
+		}
+		if f < 0 || !boundaryAt(t, f) || f < searched {
+			continue
+		}
+		hi := len(t)
+		if k := strings.IndexAny(t[f:], "\n|;"); k >= 0 {
+			hi = f + k
+		}
+		for p := min(hi, len(t)-1); p >= f; p-- {
+			if end := printOptionEnd(t, p); end >= 0 {
+				return []int{i, end}
+			}
+		}
+		searched = hi
+	}
+	return nil
+}
+
+// printOptionEnd returns where `\s-[a-z]*[wg][a-z]*\b` matched at p of t
+// ends, or -1: of the letters after the dash (in any case, and the
+// Kelvin sign and the long s, which are no word characters of \b), the
+// expression takes the last w or g it can, and then as many of the
+// letters after it as leave a word boundary.
+func printOptionEnd(t string, p int) int {
+	if !spaceByte(t[p]) || p+1 >= len(t) || t[p+1] != '-' {
+		return -1
+	}
+	// ends[k] is where the first k letters end; wg[k] whether the
+	// letter k is a w or a g.
+	ends, wg := []int{p + 2}, []bool{}
+	for q := p + 2; q < len(t); {
+		w := 0
+		switch c := t[q]; {
+		case 'a' <= c|0x20 && c|0x20 <= 'z':
+			w = 1
+		case strings.HasPrefix(t[q:], "\u212a"):
+			w = len("\u212a")
+		case strings.HasPrefix(t[q:], "\u017f"):
+			w = len("\u017f")
+		}
+		if w == 0 {
+			break
+		}
+		wg = append(wg, w == 1 && (t[q]|0x20 == 'w' || t[q]|0x20 == 'g'))
+		q += w
+		ends = append(ends, q)
+	}
+	// The last boundary after a w or a g: every w or g before it
+	// reaches it, and the expression takes the last that does.
+	for b := len(wg); b > 0; b-- {
+		if boundaryAt(t, ends[b]) {
+			if slices.Contains(wg[:b], true) {
+				return ends[b]
+			}
+			break
+		}
+	}
+	return -1
+}
+
+// findEnvSearch is secretStore's FindStringIndex of
+// `\bfind\b[^\n]*-i?name\s+["']?\.env\b|\b(?:r?glob)\([^)\n]*\.env\b|\bget-childitem\b[^\n]*-(?:filter|include)\s+["']?\.env\b`:
+// .env files looked for. Its alternatives start with different words,
+// and the run of any character before the name takes the last name it
+// can.
+func findEnvSearch(t string) []int {
+	// Each alternative's search before reached the end of a line or of
+	// glob's argument, up to which one starting later finds nothing.
+	var searched [3]int
+	for i := 0; i < len(t); i++ {
+		switch t[i] | 0x20 {
+		case 'f', 'g', 'r':
+		default:
+			continue
+		}
+		if !boundaryAt(t, i) {
+			continue
+		}
+		if e := boundedAt(t, i, "find"); e >= 0 {
+			if i >= searched[0] {
+				hi := lineEnd(t, e)
+				if end := lastEnvName(t, e, hi, "-iname|-name"); end >= 0 {
+					return []int{i, end}
+				}
+				searched[0] = hi
+			}
+			continue
+		}
+		if e := seqAt(t, i, "rglob(|glob("); e >= 0 {
+			if i >= searched[1] {
+				hi := e
+				for hi < len(t) && t[hi] != ')' && t[hi] != '\n' {
+					hi++
+				}
+				for q := hi - 4; q >= e; q-- {
+					if f, ok := foldAt(t, q, ".env"); ok && boundaryAt(t, f) {
+						return []int{i, f}
+					}
+				}
+				searched[1] = hi
+			}
+			continue
+		}
+		if e := boundedAt(t, i, "get-childitem"); e >= 0 && i >= searched[2] {
+			hi := lineEnd(t, e)
+			if end := lastEnvName(t, e, hi, "-filter|-include"); end >= 0 {
+				return []int{i, end}
+			}
+			searched[2] = hi
+		}
+	}
+	return nil
+}
+
+// lastEnvName returns where the last match in t[from:hi] (its start
+// there; it may end past hi) of `OPTION\s+["']?\.env\b` ends, or -1,
+// option being the words of opts.
+func lastEnvName(t string, from, hi int, opts string) int {
+	for q := hi - 1; q >= from; q-- {
+		if t[q] != '-' {
+			continue
+		}
+		e := seqAt(t, q, opts)
+		if e < 0 {
+			continue
+		}
+		j := skipSpace(t, e)
+		if j == e {
+			continue
+		}
+		if j < len(t) && (t[j] == '"' || t[j] == '\'') {
+			j++
+		}
+		if f, ok := foldAt(t, j, ".env"); ok && boundaryAt(t, f) {
+			return f
+		}
+	}
+	return -1
+}
+
+// findShellDownload is downloadExec's FindStringIndex of
+// `\b(?:(?:ba|z)?sh|python[0-9.]*|perl|ruby|node)\s+-c\s+["']?\$\(\s*(?:curl|wget)\b`:
+// a shell or an interpreter given a download's output as its program.
+func findShellDownload(t string) []int {
+	for i := 0; i < len(t); i++ {
+		switch t[i] | 0x20 {
+		case 'b', 'z', 's', 'p', 'r', 'n':
+		default:
+			if t[i] != 0xc5 {
+				continue
+			}
+		}
+		if !boundaryAt(t, i) {
+			continue
+		}
+		e := seqAt(t, i, "bash|zsh|sh|perl|ruby|node")
+		if e < 0 {
+			if e = seqAt(t, i, "python"); e >= 0 {
+				for e < len(t) && ('0' <= t[e] && t[e] <= '9' || t[e] == '.') {
+					e++
+				}
+			}
+		}
+		if e < 0 {
+			continue
+		}
+		e = seqAt(t, e, "", "-c", "")
+		if e < 0 {
+			continue
+		}
+		if e < len(t) && (t[e] == '"' || t[e] == '\'') {
+			e++
+		}
+		if !strings.HasPrefix(t[e:], "$(") {
+			continue
+		}
+		if f := wordAt(t, skipSpace(t, e+2), "curl", "wget"); f >= 0 {
+			return []int{i, f}
+		}
+	}
+	return nil
+}
+
+// findExecDecode is obfuscatedExec's FindStringIndex of
+// `\bexec\s*\([^\n]*b64decode\b`: the line's last b64decode after it.
+func findExecDecode(t string) []int {
+	for i := 0; i < len(t); i++ {
+		if t[i]|0x20 != 'e' || !boundaryAt(t, i) {
+			continue
+		}
+		e, ok := foldAt(t, i, "exec")
+		if !ok {
+			continue
+		}
+		if e = skipSpace(t, e); e == len(t) || t[e] != '(' {
+			continue
+		}
+		hi := lineEnd(t, e+1)
+		for q := hi - len("b64decode"); q > e; q-- {
+			if f, ok := foldAt(t, q, "b64decode"); ok && boundaryAt(t, f) {
+				return []int{i, f}
+			}
+		}
+		// A later exec( on the line finds no more.
+		i = hi
+	}
+	return nil
+}
+
+// findSocatExec is reverseShell's FindStringIndex of
+// `\bsocat\b[^\n]*\b(?:exec|system):`: the line's last exec: or
+// system: after socat.
+func findSocatExec(t string) []int {
+	for i := 0; i < len(t); i++ {
+		if c := t[i]; c|0x20 != 's' && c != 0xc5 {
+			continue
+		}
+		e := boundedAt(t, i, "socat")
+		if e < 0 {
+			continue
+		}
+		hi := lineEnd(t, e)
+		for q := hi - len("exec:"); q >= e; q-- {
+			if !boundaryAt(t, q) {
+				continue
+			}
+			if f := seqAt(t, q, "exec:|system:"); f >= 0 {
+				return []int{i, f}
+			}
+		}
+		// A later socat on the line finds no more.
+		i = hi
+	}
+	return nil
+}

@@ -54,7 +54,7 @@ const interpreter = `(?:sudo\s+)?(?:\S*/)?(?:python[0-9.]*|perl|ruby|node|php)\s
 var downloadExec = []*expr{
 	withIndex(re(`\b(?:curl|wget|fetch)\b[^|\n]*\|\s*(?:`+shell+`|`+interpreter+`)`), findDownloadPipe),
 	re(`\b(?:source|\.|(?:ba|z)?sh)\s+<\(\s*(?:curl|wget)\b`),
-	re(`\b(?:(?:ba|z)?sh|python[0-9.]*|perl|ruby|node)\s+-c\s+["']?\$\(\s*(?:curl|wget)\b`),
+	withIndex(re(`\b(?:(?:ba|z)?sh|python[0-9.]*|perl|ruby|node)\s+-c\s+["']?\$\(\s*(?:curl|wget)\b`), findShellDownload),
 	re(`\beval\s+["']?\$\(\s*(?:curl|wget)\b`),
 	withQuick(re(`\b(?:iex|invoke-expression)\b[\s(]*(?:\(\s*)?(?:iwr|irm|invoke-webrequest|invoke-restmethod|curl|wget|\(?\s*new-object\s+(?:system\.)?net\.webclient)`), matchIexDownload),
 	withIndex(re(`\b(?:iwr|irm|invoke-webrequest|invoke-restmethod)\b[^|\n]*\|\s*(?:iex|invoke-expression)\b`), findWebPipe),
@@ -79,7 +79,7 @@ var obfuscatedExec = []*expr{
 	withIndex(re(`\bbase64\s+(?:-[a-z]*d\b|--decode)[^|\n]*\|\s*(?:`+shell+`|`+interpreter+`)`), findBase64Pipe),
 	re(`\b(?:xxd\s+-r|openssl\s+(?:base64|enc)\b[^|\n]*\s-d)\b[^|\n]*\|\s*` + shell),
 	withQuick(re(`\b(?:eval|exec|(?:ba|z)?sh\s+-c)\s*["']?\$\([^)\n]*\bbase64\s+(?:-[a-z]*d\b|--decode)`), matchEvalDecode),
-	re(`\bexec\s*\([^\n]*b64decode\b`),
+	withIndex(re(`\bexec\s*\([^\n]*b64decode\b`), findExecDecode),
 	encodedCommand,
 	re(`frombase64string\([^\n]*\b(?:iex|invoke-expression)\b|\b(?:iex|invoke-expression)\b[^\n]*frombase64string\(`),
 	hiddenWindow,
@@ -96,7 +96,7 @@ var (
 var reverseShell = []*expr{
 	withIndex(re(`/dev/(?:tcp|udp)/[^/\s]+/\d+`), findDevSocket),
 	withQuick(re(`\b(?:nc|ncat|netcat)\b[^\n;|]*\s-[a-z]*[ec]\s+\S*sh\b`), matchNcShell),
-	re(`\bsocat\b[^\n]*\b(?:exec|system):`),
+	withIndex(re(`\bsocat\b[^\n]*\b(?:exec|system):`), findSocatExec),
 	re(`\b(?:ba)?sh\s+-i\b[^\n]*\|\s*(?:nc|ncat|netcat)\b`),
 }
 
@@ -112,11 +112,11 @@ var (
 var secretStore = []*expr{
 	withQuick(re(`(?:chrome|chromium|edge|brave|opera|vivaldi|firefox|user data|profiles?)[^\n]{0,60}[/\\](?:login data|cookies|web data|local state)\b`), matchBrowserStore),
 	withQuick(re(`(?:firefox|mozilla|profiles?)[^\n]{0,60}[/\\](?:key4\.db|logins\.json|cookies\.sqlite)\b`), matchFirefoxStore),
-	re(`\bsecurity\s+(?:dump-keychain|find-(?:generic|internet)-password\b[^\n|;]*\s-[a-z]*[wg][a-z]*\b)`),
+	withIndex(re(`\bsecurity\s+(?:dump-keychain|find-(?:generic|internet)-password\b[^\n|;]*\s-[a-z]*[wg][a-z]*\b)`), findKeychain),
 	withIndex(re(`\bwallet\.dat\b|[/\\]exodus[/\\]|\bexodus\.wallet\b|\.electrum[/\\]wallets|\bnkbihfbeogaeaoehlefnkodbefgpgknn\b|\bkeystore[/\\]utc--`), findWallet),
 	withIndex(re(`\b(?:cat|cp|scp|base64|xxd|head|tail|get-content|gc|tar|zip|rsync|open|read_text|readfile)\b[^\n|;]*\.ssh[/\\](?:id_[a-z0-9_]+(?:[^.\w]|$)|\*)`), findKeyRead),
 	withIndex(re(`\b(?:tar|zip|cp\s+-r|rsync|copy-item)\b[^\n|;]*(?:~|\$home)[/\\]\.(?:ssh|aws|gnupg)\b`), findArchiveHome),
-	re(`\bfind\b[^\n]*-i?name\s+["']?\.env\b|\b(?:r?glob)\([^)\n]*\.env\b|\bget-childitem\b[^\n]*-(?:filter|include)\s+["']?\.env\b`),
+	withIndex(re(`\bfind\b[^\n]*-i?name\s+["']?\.env\b|\b(?:r?glob)\([^)\n]*\.env\b|\bget-childitem\b[^\n]*-(?:filter|include)\s+["']?\.env\b`), findEnvSearch),
 }
 
 // Rule 11 and 12: sending.
