@@ -1398,28 +1398,19 @@ func decodeArgStart(t string, i int) bool {
 	return false
 }
 
-// decodeArgs is decodeArg's FindAllStringSubmatchIndex(t, -1): the
-// expression is run anchored at each place decodeArgStart allows, from
-// the first on and past each match, instead of being tried by the
-// regexp package at every place of the line with its backtracker. Its
-// matches are never empty, and where one starts it prefers what it
-// prefers over the whole text: the word boundary before echo and printf,
-// the one thing the anchored run reads differently at its start (as the
-// start of its text), decodeArgStart has checked.
+// decodeArgs is decodeArg's FindAllStringSubmatchIndex(t, -1): its
+// match is looked for at each place decodeArgStart allows, from the
+// first on and past each match (its matches are never empty), and
+// decodeArgAt reads it there as the expression prefers it.
 func decodeArgs(t string) [][]int {
 	var all [][]int
 	for i := 0; i < len(t); i++ {
 		if !decodeArgStart(t, i) {
 			continue
 		}
-		m := decodeArgAnchored.FindStringSubmatchIndex(t[i:])
+		m := decodeArgAt(t, i)
 		if m == nil {
 			continue
-		}
-		for k := range m {
-			if m[k] >= 0 {
-				m[k] += i
-			}
 		}
 		all = append(all, m)
 		i = m[1] - 1
@@ -1427,8 +1418,122 @@ func decodeArgs(t string) [][]int {
 	return all
 }
 
-// decodeArgAnchored is decodeArg anchored at the start of a text.
-var decodeArgAnchored = lazyCompile(`^(?:` + decodeArg.String() + `)`)
+// decodeArgAt returns decodeArg's match at i of t, where decodeArgStart
+// holds, with its groups' places (-1 for a group not matched), or nil.
+//
+// Of b64decode( or FromBase64String(, the argument is a literal (with
+// b before it: tried first) or a name: the literal runs to the first
+// quotation mark or newline, the name as far as its word characters
+// go, as anything shorter would leave the closing parenthesis unmet.
+//
+// Of echo or printf, the words that start with a dash and are followed
+// by spaces are its options, all of them: taking fewer puts a dash in
+// the word echoed, which then ends before a space that no pipe
+// follows, or at the same pipe. The word echoed, after a quotation
+// mark (taken first), runs as far as it can, and a quotation mark may
+// close it; then spaces, a pipe, spaces and base64's decode.
+func decodeArgAt(t string, i int) []int {
+	if c := t[i] | 0x20; c == 'b' || c == 'f' {
+		j := -1
+		for _, w := range []string{"b64decode", "frombase64string"} {
+			if e, ok := foldAt(t, i, w); ok {
+				if e = skipSpace(t, e); e < len(t) && t[e] == '(' {
+					j = skipSpace(t, e+1)
+				}
+				break
+			}
+		}
+		if j < 0 || j == len(t) {
+			return nil
+		}
+		quote := func(k int) bool { return k < len(t) && (t[k] == '"' || t[k] == '\'') }
+		lit := -1
+		switch {
+		case t[j]|0x20 == 'b' && quote(j+1):
+			lit = j + 2
+		case quote(j):
+			lit = j + 1
+		}
+		if lit >= 0 {
+			k := lit
+			for k < len(t) && t[k] != '"' && t[k] != '\'' && t[k] != '\n' {
+				k++
+			}
+			if quote(k) {
+				if x := skipSpace(t, k+1); x < len(t) && t[x] == ')' {
+					return []int{i, x + 1, lit, k, -1, -1, -1, -1}
+				}
+			}
+			// Nor is b a name: the quotation mark after it is no
+			// closing parenthesis.
+			return nil
+		}
+		k := j
+		for first := true; ; first = false {
+			w := foldWordAt(t, k)
+			if w == 0 || first && '0' <= t[k] && t[k] <= '9' {
+				break
+			}
+			k += w
+		}
+		if k == j {
+			return nil
+		}
+		if x := skipSpace(t, k); x < len(t) && t[x] == ')' {
+			return []int{i, x + 1, -1, -1, j, k, -1, -1}
+		}
+		return nil
+	}
+	e := -1
+	for _, w := range []string{"echo", "printf"} {
+		if f, ok := foldAt(t, i, w); ok {
+			e = f
+			break
+		}
+	}
+	if e < 0 || !boundaryAt(t, i) {
+		return nil
+	}
+	q := skipSpace(t, e)
+	if q == e {
+		return nil
+	}
+	// The options: a dash, letters (of (?i)[a-z]) and spaces.
+	for q < len(t) && t[q] == '-' {
+		k := q + 1
+		for {
+			if w := foldWordAt(t, k); w > 1 || w == 1 && 'a' <= t[k]|0x20 && t[k]|0x20 <= 'z' {
+				k += w
+				continue
+			}
+			break
+		}
+		next := skipSpace(t, k)
+		if k == q+1 || next == k {
+			break
+		}
+		q = next
+	}
+	start := q
+	if q < len(t) && (t[q] == '"' || t[q] == '\'') {
+		start = q + 1
+	}
+	end := start
+	for end < len(t) && !spaceByte(t[end]) && strings.IndexByte("\"'|;$`", t[end]) < 0 {
+		end++
+	}
+	x := end
+	if x < len(t) && (t[x] == '"' || t[x] == '\'') {
+		x++
+	}
+	if x = skipSpace(t, x); x == len(t) || t[x] != '|' {
+		return nil
+	}
+	if f := base64DecodeAt(t, skipSpace(t, x+1)); f >= 0 {
+		return []int{i, f, -1, -1, -1, -1, start, end}
+	}
+	return nil
+}
 
 // matchEncodedCommand is encodedCommand's MatchString: PowerShell
 // (`\b(?:powershell|pwsh)(?:\.exe)?\b`) and later on its line an encoded
