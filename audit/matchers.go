@@ -344,15 +344,16 @@ func firstBytes(first string) (table [256]bool) {
 // pipe or newline: a later one before the same pipe reaches it no
 // sooner. A command's match may span a newline, which is passed over
 // with it, and which ends the stretch of a command before it.
-func pipedAfter(t string, first *[256]bool, at func(t string, i int) int, into func(t string, p int) int) []int {
-	start := -1 // the first command since the last pipe or newline
+func pipedAfter(t string, first *[256]bool, at func(t string, i int) int, into func(t string, p int, tried *[2]int) int) []int {
+	start := -1      // the first command since the last pipe or newline
+	var tried [2]int // what into learnt of the pipes before (runnerEnd)
 	for i := 0; i < len(t); i++ {
 		switch c := t[i]; {
 		case c == '\n':
 			start = -1
 		case c == '|':
 			if start >= 0 {
-				if e := into(t, skipSpace(t, i+1)); e >= 0 {
+				if e := into(t, skipSpace(t, i+1), &tried); e >= 0 {
 					return []int{start, e}
 				}
 			}
@@ -374,7 +375,14 @@ func pipedAfter(t string, first *[256]bool, at func(t string, i int) int, into f
 // prefers, trying a shell before an interpreter, sudo and more of its
 // options before fewer, a path's last directory before an earlier one
 // and `env ` before none.
-func runnerEnd(t string, p int) int {
+//
+// tried holds the first and the last word of sudo's options where a
+// shell was looked for in vain after each, at a pipe before on the
+// line (tried[1] is 0 when none was), so that a line of pipes into sudo,
+// each inside an option of the one before ("|sudo -a|sudo -a|..."), is
+// read once, not once a pipe: a word there starts the same run of
+// options as there, to the same end.
+func runnerEnd(t string, p int, tried *[2]int) int {
 	if p == len(t) {
 		return -1
 	}
@@ -382,11 +390,17 @@ func runnerEnd(t string, p int) int {
 	if ok {
 		// `(?:-\S+\s+)*`: each option a whole word and the spaces after
 		// it.
-		qs := []int{sudo}
+		var buf [8]int
+		qs := append(buf[:0], sudo)
+		known := false
 		for q := sudo; q < len(t) && t[q] == '-'; {
 			end := tokenEnd(t, q)
 			next := skipSpace(t, end)
 			if end-q < 2 || next == end {
+				break
+			}
+			if tried[0] <= next && next <= tried[1] {
+				known = true
 				break
 			}
 			qs = append(qs, next)
@@ -397,6 +411,10 @@ func runnerEnd(t string, p int) int {
 				return e
 			}
 		}
+		if !known || tried[1] == 0 {
+			tried[1] = qs[len(qs)-1]
+		}
+		tried[0] = sudo
 	}
 	if e := pathEnd(t, p, shellEnd); e >= 0 {
 		return e
@@ -1116,7 +1134,7 @@ var base64First = firstBytes("b")
 func findWebPipe(t string) []int {
 	return pipedAfter(t, &webFirst, func(t string, i int) int {
 		return wordAt(t, i, "iwr", "irm", "invoke-webrequest", "invoke-restmethod")
-	}, func(t string, p int) int {
+	}, func(t string, p int, _ *[2]int) int {
 		return wordAt(t, p, "iex", "invoke-expression")
 	})
 }
