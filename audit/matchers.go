@@ -344,7 +344,7 @@ func firstBytes(first string) (table [256]bool) {
 // pipe or newline: a later one before the same pipe reaches it no
 // sooner. A command's match may span a newline, which is passed over
 // with it, and which ends the stretch of a command before it.
-func pipedAfter(t string, first *[256]bool, at func(t string, i int) int, into func(t string, p int, tried *[2]int) int) []int {
+func pipedAfter(t string, first *[256]bool, at func(t string, i int) int, into func(t string, p int, tried [2]int) (int, [2]int)) []int {
 	start := -1      // the first command since the last pipe or newline
 	var tried [2]int // what into learnt of the pipes before (runnerEnd)
 	for i := 0; i < len(t); i++ {
@@ -353,7 +353,8 @@ func pipedAfter(t string, first *[256]bool, at func(t string, i int) int, into f
 			start = -1
 		case c == '|':
 			if start >= 0 {
-				if e := into(t, skipSpace(t, i+1), &tried); e >= 0 {
+				var e int
+				if e, tried = into(t, skipSpace(t, i+1), tried); e >= 0 {
 					return []int{start, e}
 				}
 			}
@@ -378,13 +379,14 @@ func pipedAfter(t string, first *[256]bool, at func(t string, i int) int, into f
 //
 // tried holds the first and the last word of sudo's options where a
 // shell was looked for in vain after each, at a pipe before on the
-// line (tried[1] is 0 when none was), so that a line of pipes into sudo,
+// line (tried[1] is 0 when none was), which runnerEnd returns updated
+// with its own, so that a line of pipes into sudo,
 // each inside an option of the one before ("|sudo -a|sudo -a|..."), is
 // read once, not once a pipe: a word there starts the same run of
 // options as there, to the same end.
-func runnerEnd(t string, p int, tried *[2]int) int {
+func runnerEnd(t string, p int, tried [2]int) (int, [2]int) {
 	if p == len(t) {
-		return -1
+		return -1, tried
 	}
 	sudo, ok := sudoEnd(t, p)
 	if ok {
@@ -408,7 +410,7 @@ func runnerEnd(t string, p int, tried *[2]int) int {
 		}
 		for k := len(qs) - 1; k >= 0; k-- {
 			if e := pathEnd(t, qs[k], shellEnd); e >= 0 {
-				return e
+				return e, tried
 			}
 		}
 		if !known || tried[1] == 0 {
@@ -417,14 +419,14 @@ func runnerEnd(t string, p int, tried *[2]int) int {
 		tried[0] = sudo
 	}
 	if e := pathEnd(t, p, shellEnd); e >= 0 {
-		return e
+		return e, tried
 	}
 	if ok {
 		if e := pathEnd(t, sudo, interpreterEnd); e >= 0 {
-			return e
+			return e, tried
 		}
 	}
-	return pathEnd(t, p, interpreterEnd)
+	return pathEnd(t, p, interpreterEnd), tried
 }
 
 // sudoEnd returns where `sudo\s+` at p of t ends.
@@ -1134,8 +1136,8 @@ var base64First = firstBytes("b")
 func findWebPipe(t string) []int {
 	return pipedAfter(t, &webFirst, func(t string, i int) int {
 		return wordAt(t, i, "iwr", "irm", "invoke-webrequest", "invoke-restmethod")
-	}, func(t string, p int, _ *[2]int) int {
-		return wordAt(t, p, "iex", "invoke-expression")
+	}, func(t string, p int, tried [2]int) (int, [2]int) {
+		return wordAt(t, p, "iex", "invoke-expression"), tried
 	})
 }
 
@@ -2048,7 +2050,9 @@ func seqAt(t string, i int, parts ...string) int {
 			i = j
 		}
 		e := -1
-		for w := range strings.SplitSeq(p, "|") {
+		for more := true; more; {
+			var w string
+			w, p, more = strings.Cut(p, "|")
 			if f, ok := foldAt(t, i, w); ok {
 				e = f
 				break

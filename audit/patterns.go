@@ -524,10 +524,10 @@ func (s *scanner) credentialMatch(h *prefilter.Hits, t string, part bool) []int 
 	} else {
 		loc = firstEnvFile(t[q:r])
 	}
-	if loc == nil {
-		return nil
+	if loc != nil {
+		loc[0], loc[1] = q+loc[0], q+loc[1]
 	}
-	return []int{q + loc[0], q + loc[1]}
+	return loc
 }
 
 // envFile returns the first match of dotEnv in t (the matches do not
@@ -664,11 +664,13 @@ func (s *scanner) find(h *prefilter.Hits, e *expr, t string) []int {
 	if !ok {
 		return nil
 	}
+	// What findIn returns is the caller's own: it is placed on the line
+	// where it is.
 	loc := s.findIn(e, t[q:r])
-	if loc == nil {
-		return nil
+	if loc != nil {
+		loc[0], loc[1] = q+loc[0], q+loc[1]
 	}
-	return []int{q + loc[0], q + loc[1]}
+	return loc
 }
 
 // match reports whether e matches t, a line whose strings are h.
