@@ -2376,3 +2376,32 @@ func findSocatExec(t string) []int {
 	}
 	return nil
 }
+
+// matchRedefined is redefined's MatchString,
+// `\bdef\s+b64decode\b|(?:b64decode|frombase64string)\s*=[^=]|\bfunction\s+\S*frombase64string`:
+// b64decode or FromBase64String given another meaning.
+func matchRedefined(t string) bool {
+	for i := 0; i < len(t); i++ {
+		switch t[i] | 0x20 {
+		case 'd':
+			if e := seqAt(t, i, "def", "b64decode"); e >= 0 && boundaryAt(t, i) && boundaryAt(t, e) {
+				return true
+			}
+		case 'b', 'f':
+			e := seqAt(t, i, "b64decode|frombase64string")
+			if e >= 0 {
+				if j := skipSpace(t, e); j+1 < len(t) && t[j] == '=' && t[j+1] != '=' {
+					return true
+				}
+			}
+			if e = seqAt(t, i, "function", ""); e >= 0 && boundaryAt(t, i) {
+				for k := e; k < tokenEnd(t, e); k++ {
+					if _, ok := foldAt(t, k, "frombase64string"); ok {
+						return true
+					}
+				}
+			}
+		}
+	}
+	return false
+}

@@ -803,7 +803,7 @@ func (s *scanner) inertDecode(name string, lines []line, i int) bool {
 		return false
 	}
 	for j := max(0, i-3); j < min(len(lines), i+4); j++ {
-		if redefines(&lines[j]) {
+		if redefines(&lines[j], !s.exhaustive) {
 			return false
 		}
 	}
@@ -857,16 +857,17 @@ func (s *scanner) inertDecode(name string, lines []line, i int) bool {
 }
 
 // redefines reports whether a line gives b64decode or
-// FromBase64String another meaning, asking redefined once of a line
+// FromBase64String another meaning (with quick set, as matchRedefined
+// reads it), asking redefined once of a line
 // however many windows hold it, and only of a line that holds what
 // each of its matches holds: "64", and "def", "=" or "function" (in
 // any case: no character outside ASCII folds to one of their letters).
-func redefines(l *line) bool {
+func redefines(l *line, quick bool) bool {
 	if !l.redefinesAsked {
 		t := l.clean
 		l.redefines = strings.Contains(t, "64") &&
 			(strings.IndexByte(t, '=') >= 0 || containsFold(t, "def") || containsFold(t, "function")) &&
-			redefined.MatchString(t)
+			(quick && matchRedefined(t) || !quick && redefined.MatchString(t))
 		l.redefinesAsked = true
 	}
 	return l.redefines
