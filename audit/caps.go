@@ -96,11 +96,11 @@ type keeper struct {
 	// files' findings under both caps: only maxPerRule applies here.
 	perFile bool
 	kept    []Finding
-	// perRule counts the findings of each rule, kept or not, and
-	// omitted those past the caps, by the rule's index (ruleIndex): a
-	// dense text finds a rule tens of thousands of times.
-	perRule [numRules]int
-	omitted [numRules]int
+	// counts counts the findings of each rule by the rule's index
+	// (ruleIndex), made on the first finding: a dense text finds a rule
+	// tens of thousands of times, and a tree of many files has a keeper
+	// a file.
+	counts *ruleCounts
 	// The file and line of the last finding, and the rules found there:
 	// a rule reports a line once. The matches of one line (of each of its
 	// pieces) come one after another.
@@ -125,20 +125,48 @@ func (k *keeper) admit(rule, file string, line int) bool {
 // capped counts a finding of rule, and reports whether it is kept within
 // the caps; a finding past them is counted as omitted.
 func (k *keeper) capped(rule string) bool {
+	if k.counts == nil {
+		k.counts = &ruleCounts{}
+	}
 	r := ruleIndex(rule)
-	n := k.perRule[r]
-	k.perRule[r] = n + 1
+	n := k.counts.perRule[r]
+	k.counts.perRule[r] = n + 1
 	if n >= maxPerRule || !k.perFile && n > 0 && len(k.kept) >= maxFindings {
-		k.omitted[r]++
+		k.counts.omitted[r]++
 		return false
 	}
 	return true
 }
 
+// ruleCounts are a keeper's counts of findings by rule: of each rule
+// kept or not (perRule), and past the caps (omitted).
+type ruleCounts struct {
+	perRule, omitted [numRules]int
+}
+
 // omit counts as omitted the findings another keeper omitted.
 func (k *keeper) omit(o Omitted) {
+	if len(o) == 0 {
+		return
+	}
+	if k.counts == nil {
+		k.counts = &ruleCounts{}
+	}
 	for rule, n := range o {
-		k.omitted[ruleIndex(rule)] += n
+		k.counts.omitted[ruleIndex(rule)] += n
+	}
+}
+
+// omitFrom counts as omitted the findings keeper o omitted.
+func (k *keeper) omitFrom(o *keeper) {
+	if o.counts == nil {
+		return
+	}
+	if k.counts == nil {
+		k.counts = &ruleCounts{}
+	}
+	for r, n := range o.counts.omitted {
+		k.counts.omitted[r] += n
 	}
 }
 
@@ -146,7 +174,10 @@ func (k *keeper) omit(o Omitted) {
 // was.
 func (k *keeper) omittedCounts() Omitted {
 	var o Omitted
-	for r, n := range k.omitted {
+	if k.counts == nil {
+		return o
+	}
+	for r, n := range k.counts.omitted {
 		if n > 0 {
 			if o == nil {
 				o = Omitted{}

@@ -26,6 +26,10 @@ type expr struct {
 	// written by hand, which it asks instead.
 	quick func(string) bool
 	index func(string) []int
+	// cond: the prefilter's condition is asked before index, which
+	// reads every word of a line that only touches the expression
+	// (ordinary text, long lines) at more cost than the condition.
+	cond bool
 }
 
 // re is the expression of a case-insensitive pattern.
@@ -43,6 +47,12 @@ func withIndex(e *expr, index func(string) []int) *expr {
 	return e
 }
 
+// withCondIndex sets e's index, asked after the prefilter's condition.
+func withCondIndex(e *expr, index func(string) []int) *expr {
+	e.index, e.cond = index, true
+	return e
+}
+
 // shell names a shell a download can be piped into.
 const shell = `(?:sudo\s+(?:-\S+\s+)*)?(?:\S*/)?(?:env\s+)?(?:ba|z|k|da|fi|c|tc)?sh\b`
 
@@ -54,7 +64,7 @@ const interpreter = `(?:sudo\s+)?(?:\S*/)?(?:python[0-9.]*|perl|ruby|node|php)\s
 var downloadExec = []*expr{
 	withIndex(re(`\b(?:curl|wget|fetch)\b[^|\n]*\|\s*(?:`+shell+`|`+interpreter+`)`), findDownloadPipe),
 	re(`\b(?:source|\.|(?:ba|z)?sh)\s+<\(\s*(?:curl|wget)\b`),
-	withIndex(re(`\b(?:(?:ba|z)?sh|python[0-9.]*|perl|ruby|node)\s+-c\s+["']?\$\(\s*(?:curl|wget)\b`), findShellDownload),
+	withCondIndex(re(`\b(?:(?:ba|z)?sh|python[0-9.]*|perl|ruby|node)\s+-c\s+["']?\$\(\s*(?:curl|wget)\b`), findShellDownload),
 	re(`\beval\s+["']?\$\(\s*(?:curl|wget)\b`),
 	withQuick(re(`\b(?:iex|invoke-expression)\b[\s(]*(?:\(\s*)?(?:iwr|irm|invoke-webrequest|invoke-restmethod|curl|wget|\(?\s*new-object\s+(?:system\.)?net\.webclient)`), matchIexDownload),
 	withIndex(re(`\b(?:iwr|irm|invoke-webrequest|invoke-restmethod)\b[^|\n]*\|\s*(?:iex|invoke-expression)\b`), findWebPipe),
@@ -79,7 +89,7 @@ var obfuscatedExec = []*expr{
 	withIndex(re(`\bbase64\s+(?:-[a-z]*d\b|--decode)[^|\n]*\|\s*(?:`+shell+`|`+interpreter+`)`), findBase64Pipe),
 	re(`\b(?:xxd\s+-r|openssl\s+(?:base64|enc)\b[^|\n]*\s-d)\b[^|\n]*\|\s*` + shell),
 	withQuick(re(`\b(?:eval|exec|(?:ba|z)?sh\s+-c)\s*["']?\$\([^)\n]*\bbase64\s+(?:-[a-z]*d\b|--decode)`), matchEvalDecode),
-	withIndex(re(`\bexec\s*\([^\n]*b64decode\b`), findExecDecode),
+	withCondIndex(re(`\bexec\s*\([^\n]*b64decode\b`), findExecDecode),
 	encodedCommand,
 	re(`frombase64string\([^\n]*\b(?:iex|invoke-expression)\b|\b(?:iex|invoke-expression)\b[^\n]*frombase64string\(`),
 	hiddenWindow,
@@ -94,9 +104,9 @@ var (
 
 // Rule 8: reverse shells.
 var reverseShell = []*expr{
-	withIndex(re(`/dev/(?:tcp|udp)/[^/\s]+/\d+`), findDevSocket),
+	withCondIndex(re(`/dev/(?:tcp|udp)/[^/\s]+/\d+`), findDevSocket),
 	withQuick(re(`\b(?:nc|ncat|netcat)\b[^\n;|]*\s-[a-z]*[ec]\s+\S*sh\b`), matchNcShell),
-	withIndex(re(`\bsocat\b[^\n]*\b(?:exec|system):`), findSocatExec),
+	withCondIndex(re(`\bsocat\b[^\n]*\b(?:exec|system):`), findSocatExec),
 	re(`\b(?:ba)?sh\s+-i\b[^\n]*\|\s*(?:nc|ncat|netcat)\b`),
 }
 
@@ -112,11 +122,11 @@ var (
 var secretStore = []*expr{
 	withQuick(re(`(?:chrome|chromium|edge|brave|opera|vivaldi|firefox|user data|profiles?)[^\n]{0,60}[/\\](?:login data|cookies|web data|local state)\b`), matchBrowserStore),
 	withQuick(re(`(?:firefox|mozilla|profiles?)[^\n]{0,60}[/\\](?:key4\.db|logins\.json|cookies\.sqlite)\b`), matchFirefoxStore),
-	withIndex(re(`\bsecurity\s+(?:dump-keychain|find-(?:generic|internet)-password\b[^\n|;]*\s-[a-z]*[wg][a-z]*\b)`), findKeychain),
-	withIndex(re(`\bwallet\.dat\b|[/\\]exodus[/\\]|\bexodus\.wallet\b|\.electrum[/\\]wallets|\bnkbihfbeogaeaoehlefnkodbefgpgknn\b|\bkeystore[/\\]utc--`), findWallet),
+	withCondIndex(re(`\bsecurity\s+(?:dump-keychain|find-(?:generic|internet)-password\b[^\n|;]*\s-[a-z]*[wg][a-z]*\b)`), findKeychain),
+	withCondIndex(re(`\bwallet\.dat\b|[/\\]exodus[/\\]|\bexodus\.wallet\b|\.electrum[/\\]wallets|\bnkbihfbeogaeaoehlefnkodbefgpgknn\b|\bkeystore[/\\]utc--`), findWallet),
 	withIndex(re(`\b(?:cat|cp|scp|base64|xxd|head|tail|get-content|gc|tar|zip|rsync|open|read_text|readfile)\b[^\n|;]*\.ssh[/\\](?:id_[a-z0-9_]+(?:[^.\w]|$)|\*)`), findKeyRead),
 	withIndex(re(`\b(?:tar|zip|cp\s+-r|rsync|copy-item)\b[^\n|;]*(?:~|\$home)[/\\]\.(?:ssh|aws|gnupg)\b`), findArchiveHome),
-	withIndex(re(`\bfind\b[^\n]*-i?name\s+["']?\.env\b|\b(?:r?glob)\([^)\n]*\.env\b|\bget-childitem\b[^\n]*-(?:filter|include)\s+["']?\.env\b`), findEnvSearch),
+	withCondIndex(re(`\bfind\b[^\n]*-i?name\s+["']?\.env\b|\b(?:r?glob)\([^)\n]*\.env\b|\bget-childitem\b[^\n]*-(?:filter|include)\s+["']?\.env\b`), findEnvSearch),
 }
 
 // Rule 11 and 12: sending.
@@ -249,8 +259,8 @@ func placeholderHost(h string, quick bool) bool {
 var (
 	override = []*expr{
 		withIndex(re(`\b(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+|any\s+|the\s+|your\s+|of\s+|my\s+)*(?:previous|prior|above|earlier|preceding|original|system|safety)\s+(?:instructions|prompts?|rules|guidelines|directives|messages|context)\b`), findOverride),
-		withIndex(re(`\b(?:your|the\s+following\s+is\s+(?:your|the))\s+new\s+system\s+prompt\b|\bnew\s+system\s+prompt\s*:`), findNewPrompt),
-		withIndex(re(`\byou\s+are\s+now\s+in\s+(?:developer|dan|god|jailbreak|unrestricted)\s+mode\b`), findNowInMode),
+		withCondIndex(re(`\b(?:your|the\s+following\s+is\s+(?:your|the))\s+new\s+system\s+prompt\b|\bnew\s+system\s+prompt\s*:`), findNewPrompt),
+		withCondIndex(re(`\byou\s+are\s+now\s+in\s+(?:developer|dan|god|jailbreak|unrestricted)\s+mode\b`), findNowInMode),
 	}
 	conceal = []*expr{
 		withIndex(re(`\b(?:do\s+not|don'?t|never)\s+(?:tell|mention|inform|notify|reveal|disclose)\s+(?:(?:this|that|it|anything|any\s+of\s+this|these\s+steps)\s+)?(?:to\s+)?(?:the\s+)?user(?:\s*(?:$|[.,;:!)\]-])|\s+(?:that|what|you|anything|about\s+(?:this|it|these|that|the\s+(?:command|script|download|upload|request|file|step|installation)s?)\b))`), findConceal),
@@ -626,7 +636,7 @@ func (s *scanner) lf() *prefilter.Filter {
 // when the line lacks the strings every match of e holds. An audit with
 // exhaustive set runs every expression on every line.
 func (s *scanner) may(h *prefilter.Hits, e *expr) bool {
-	if !s.exhaustive && (e.quick != nil || e.index != nil) {
+	if !s.exhaustive && (e.quick != nil || e.index != nil) && !e.cond {
 		// Its matcher written by hand answers exactly, for less than
 		// its condition costs: only whether the line touches it is
 		// asked.

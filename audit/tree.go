@@ -286,9 +286,7 @@ func (t *treeScan) merge(b *batch) {
 					t.keep.keep(found)
 				}
 			}
-			for r, n := range f.keep.omitted {
-				t.keep.omitted[r] += n
-			}
+			t.keep.omitFrom(&f.keep)
 		}
 	}
 }
