@@ -541,13 +541,27 @@
 // encoded command, a decode run by eval or a shell, and the searches
 // for a credential path, a .env file, a private key read, an
 // instruction to ignore the ones before or to keep something from the
-// user, a line's target hosts and rule 7's decodes) have matchers and finders written by hand, which read a
+// user, a line's target hosts and rule 7's decodes), and those that a
+// dense text runs most often (/dev/tcp, a wallet, the keychain, a
+// search for .env files, a shell given a download, exec of a decode,
+// socat's exec, a new system prompt, a jailbreak mode, a redefined
+// decoder), have matchers and finders written by hand, which read a
 // line once where the regexp package's backtracker tries each
-// alternative after a `[^\n]*` at every place of the rest of it; the
-// payloads an inert decode decodes are found by their expression run
-// anchored only where a match can start. The expressions stay their
-// specification, which TestHandWritten and FuzzHandWritten hold them to,
-// and the audit without the prefilter runs the expressions alone.
+// alternative after a `[^\n]*` at every place of the rest of it. A
+// finder gives the match's place as well, so that no expression runs
+// again to place what a matcher found (the pipes into a shell, the
+// decodes and /dev/tcp match on most lines of a dense text), and the
+// payloads an inert decode decodes are read by hand where a decode
+// starts. The expressions stay their specification, which
+// TestHandWritten and FuzzHandWritten hold them to, and the audit
+// without the prefilter runs the expressions alone. An expression
+// found by hand is tried on a line that touches it, without its
+// condition; those whose finder reads every word of such a line (the
+// ones a dense text runs most often) keep the condition before it, so
+// that ordinary text and long lines pay no more than before. The keeper
+// counts findings by a rule's index, and rules 1-4 write a message
+// only for a finding kept: a dense text finds tens of thousands that
+// the caps omit.
 //
 // Rule 23 reads for commands only a Markdown file that holds a
 // backtick or ~~~, and of it only the lines that hold inline code or

@@ -6,17 +6,23 @@ import (
 	"unicode/utf8"
 )
 
-// The hand-written matchers of the expressions that cost the most to
-// confirm where nearly every line is a candidate: each answers, in one
-// pass over the text, whether its expression matches it, as the
-// expression's MatchString does on any text (UTF-8 or not), and the
-// expression stays the specification, which TestQuickMatchers and
-// FuzzQuickMatchers hold each one to. The regexp package confirms such
-// an expression with its backtracker, which tries each of the
+// The matchers and finders written by hand of the expressions that cost
+// the most to confirm, or that run most often, where nearly every line
+// is a candidate: each answers, in one pass over the text, whether its
+// expression matches it (a matcher, as MatchString does) or where its
+// first match is (a finder, as FindStringIndex does: the match the
+// expression prefers, with its end), on any text (UTF-8 or not), and
+// the expression stays the specification, which TestHandWritten and
+// FuzzHandWritten hold each one to. A finder spares the expression's
+// second run that a matcher leaves, to place a match it said is there;
+// on a dense text most of them say yes. The regexp package confirms
+// such an expression with its backtracker, which tries each of the
 // alternatives after a `[^\n]*` at every place of the rest of the line;
-// these look for the few bytes the alternatives start with instead. An
-// audit without the prefilter (the reference its tests compare with)
-// runs the expressions alone.
+// these look for the few bytes the alternatives start with instead, and
+// read a line once however many of their commands it holds (a search
+// that found nothing up to the end of a line or a stretch is not made
+// again from a later command in it). An audit without the prefilter
+// (the reference its tests compare with) runs the expressions alone.
 //
 // Case-insensitive matching is the regexp package's: an ASCII letter in
 // either case, and k and s also as the Kelvin sign (U+212A) and the long
