@@ -709,10 +709,8 @@ var credentialPaths = []struct {
 // place where one of credentialPaths is, and the first of them there.
 func findCredentialPath(t string) []int {
 	for i := 0; i < len(t); i++ {
-		if c := t[i]; c != '~' && c != '$' && c != '%' && c != '.' && c|0x20 != 'a' {
-			continue
-		}
-		for _, p := range credentialPaths {
+		for _, k := range credentialPathsAt[t[i]] {
+			p := credentialPaths[k]
 			if e, ok := pathAt(t, i, p.path); ok && (!p.bound || boundaryAt(t, e)) {
 				return []int{i, e}
 			}
@@ -720,6 +718,19 @@ func findCredentialPath(t string) []int {
 	}
 	return nil
 }
+
+// credentialPathsAt holds, by the byte a text holds, the indexes of the
+// credentialPaths that start with it (in either case), in their order.
+var credentialPathsAt = func() (at [256][]int) {
+	for k, p := range credentialPaths {
+		c := p.path[0]
+		at[c] = append(at[c], k)
+		if 'a' <= c && c <= 'z' {
+			at[c-'a'+'A'] = append(at[c-'a'+'A'], k)
+		}
+	}
+	return at
+}()
 
 // pathAt is foldAt for a path whose '/' matches a slash or a
 // backslash.
