@@ -1131,6 +1131,9 @@ func matchProgramURL(t string) bool {
 				}
 			}
 		}
+		// A URL that starts later in the same run ends at r too, and
+		// holds none of the extensions this one lacks.
+		i = r - 1
 	}
 	return false
 }
@@ -2412,7 +2415,7 @@ func matchRedefined(t string) bool {
 				}
 			}
 			if e = seqAt(t, i, "function", ""); e >= 0 && boundaryAt(t, i) {
-				for k := e; k < tokenEnd(t, e); k++ {
+				for k, end := e, tokenEnd(t, e); k < end; k++ {
 					if _, ok := foldAt(t, k, "frombase64string"); ok {
 						return true
 					}
