@@ -332,18 +332,20 @@ func findDownloadPipe(t string) []int {
 // downloadFirst holds the first bytes of findDownloadPipe's commands.
 var downloadFirst = firstBytes("cwf")
 
-// firstBytes returns the table pipedAfter takes: which bytes, of either
-// case, the ASCII letters of first are.
+// firstBytes returns the table pipedAfter takes: which bytes are the
+// ASCII letters of first, of either case, a newline or a pipe.
 func firstBytes(first string) (table [256]bool) {
 	for _, c := range []byte(first) {
 		table[c], table[c&^0x20] = true, true
 	}
+	table['\n'], table['|'] = true, true
 	return table
 }
 
 // pipedAfter returns the first match in t of the shape
 // `CMD[^|\n]*\|\s*RUNNER`, or nil: a command (what at finds at i: the
-// end of its match, else -1, asked only where first holds t[i]) and,
+// end of its match, else -1, asked only where first (firstBytes) holds
+// t[i] and t[i] is no newline or pipe) and,
 // after it on its line, the first pipe into what into matches at the
 // first byte past the pipe's spaces (into returns where that match
 // ends, else -1). The match starts at the first command since the last
@@ -354,7 +356,13 @@ func pipedAfter(t string, first *[256]bool, at func(t string, i int) int, into f
 	start := -1      // the first command since the last pipe or newline
 	var tried [2]int // what into learnt of the pipes before (runnerEnd)
 	for i := 0; i < len(t); i++ {
-		switch c := t[i]; {
+		// first holds the newline and the pipe too: one look a byte
+		// passes over the rest.
+		c := t[i]
+		if !first[c] {
+			continue
+		}
+		switch {
 		case c == '\n':
 			start = -1
 		case c == '|':
@@ -365,7 +373,7 @@ func pipedAfter(t string, first *[256]bool, at func(t string, i int) int, into f
 				}
 			}
 			start = -1
-		case first[c]:
+		default:
 			if e := at(t, i); e >= 0 {
 				if start < 0 || strings.IndexByte(t[i:e], '\n') >= 0 {
 					start = i
