@@ -545,7 +545,8 @@
 // dense text runs most often (/dev/tcp, a wallet, the keychain, a
 // search for .env files, a shell given a download, exec of a decode,
 // socat's exec, a new system prompt, a jailbreak mode, a redefined
-// decoder), have matchers and finders written by hand, which read a
+// decoder) or that long lines ran anchored at every place (pip from a
+// URL), have matchers and finders written by hand, which read a
 // line once where the regexp package's backtracker tries each
 // alternative after a `[^\n]*` at every place of the rest of it. A
 // finder gives the match's place as well, so that no expression runs

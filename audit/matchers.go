@@ -2433,3 +2433,72 @@ func matchRedefined(t string) bool {
 	}
 	return false
 }
+
+// findPipURL is downloadExec's FindStringIndex of
+// `\b(?:pip[0-9.]*|pipx|uv\s+pip|uv\s+tool)\s+install\b[^\n]*?\s(?:git\+)?(?:https?|ssh)://`:
+// a package installed from a URL. The first space after install (the
+// newline that ends the line included) that a URL follows ends the
+// match; where the rest of a line after an install has none, a later
+// install whose rest is a part of it is passed over (one whose spaces
+// run on to the next line is not).
+func findPipURL(t string) []int {
+	// The rest of a line searched in vain: from searched[0] to the
+	// newline (or the end) at searched[1].
+	searched := [2]int{-1, -1}
+	for i := 0; i < len(t); i++ {
+		if c := t[i] | 0x20; c != 'p' && c != 'u' || !boundaryAt(t, i) {
+			continue
+		}
+		e := -1
+		if f, ok := foldAt(t, i, "pip"); ok {
+			for f < len(t) && ('0' <= t[f] && t[f] <= '9' || t[f] == '.') {
+				f++
+			}
+			if e = seqAt(t, f, "", "install"); e < 0 {
+				e = seqAt(t, i, "pipx", "install")
+			}
+		} else {
+			e = seqAt(t, i, "uv", "pip|tool", "install")
+		}
+		if e < 0 || !boundaryAt(t, e) {
+			continue
+		}
+		nl := lineEnd(t, e)
+		if nl == searched[1] && e >= searched[0] {
+			continue
+		}
+		for p := e; p <= nl && p < len(t); p++ {
+			if !spaceByte(t[p]) {
+				continue
+			}
+			q := p + 1
+			if f, ok := foldAt(t, q, "git+"); ok {
+				if g := urlSchemeEnd(t, f); g >= 0 {
+					return []int{i, g}
+				}
+			}
+			if g := urlSchemeEnd(t, q); g >= 0 {
+				return []int{i, g}
+			}
+		}
+		if nl != searched[1] || e < searched[0] {
+			searched = [2]int{e, nl}
+		}
+	}
+	return nil
+}
+
+// urlSchemeEnd returns where `(?:https?|ssh)://` matched at q of t ends,
+// or -1.
+func urlSchemeEnd(t string, q int) int {
+	if f, ok := foldAt(t, q, "https://"); ok {
+		return f
+	}
+	if f, ok := foldAt(t, q, "http://"); ok {
+		return f
+	}
+	if f, ok := foldAt(t, q, "ssh://"); ok {
+		return f
+	}
+	return -1
+}

@@ -69,7 +69,7 @@ var downloadExec = []*expr{
 	withQuick(re(`\b(?:iex|invoke-expression)\b[\s(]*(?:\(\s*)?(?:iwr|irm|invoke-webrequest|invoke-restmethod|curl|wget|\(?\s*new-object\s+(?:system\.)?net\.webclient)`), matchIexDownload),
 	withIndex(re(`\b(?:iwr|irm|invoke-webrequest|invoke-restmethod)\b[^|\n]*\|\s*(?:iex|invoke-expression)\b`), findWebPipe),
 	re(`\.downloadstring\([^\n]*\b(?:iex|invoke-expression)\b|\b(?:iex|invoke-expression)\b[^\n]*\.downloadstring\(`),
-	re(`\b(?:pip[0-9.]*|pipx|uv\s+pip|uv\s+tool)\s+install\b[^\n]*?\s(?:git\+)?(?:https?|ssh)://`),
+	withCondIndex(re(`\b(?:pip[0-9.]*|pipx|uv\s+pip|uv\s+tool)\s+install\b[^\n]*?\s(?:git\+)?(?:https?|ssh)://`), findPipURL),
 	re(`\bnpm\s+(?:i|install|add)\b[^\n]*?\s(?:git\+(?:https?|ssh)://|https?://\S+\.(?:tgz|tar\.gz))`),
 }
 

@@ -50,7 +50,7 @@ var rulesDigests = map[string][]string{
 	"5": {
 		"0a5ff71556008169807dee9573fbc66f826b3f71e2ee97f858bb9374ba1037ba", // rule 23: only a variable that names the skill leads into it, a continued line read after its separators, the SKILL.md's paths held apart
 		"80d1b4c6cba264d1654068439cc6b4a0d78609e3c38f170d3c24561d6dd784e6", // a small tree scanned on the calling goroutine, a line that touches none of the expressions asked of every line left before any rule asks it
-		"3357b92951c6566862abcac5c46f376f1db1c1f85694e40faeb66b1b03dccf48", // the pipes, /dev/tcp, a wallet, the keychain, a .env search and others found by finders written by hand, a keeper counting by a rule's index, rules 1-4's messages written for a finding kept
+		"fc592d4126c9d94efb8759a8219f4831375cbb48909bfef5a8b222924f78ef02", // the pipes, /dev/tcp, a wallet, the keychain, a .env search, pip from a URL and others found by finders written by hand, a keeper counting by a rule's index, rules 1-4's messages written for a finding kept
 	},
 }
 
