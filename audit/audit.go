@@ -742,6 +742,18 @@
 //     6.8x (one core: 6.5x / 7.5x to 6.7x / 7.0x), text outside ASCII
 //     7.5x / 10.3x to 6.5x / 9.1x, the keywords 12.2x / 10.4x to 9.3x /
 //     9.8x; in process 4.8x, 8.1x and 9.0x of CPU.
+//   - The rules' per-line work on the keywords (go -C bench run
+//     ./auditgrep -old OLD, main at d7c4c09 and after, CPU time,
+//     medians of 9 at a load average of 0.8-1.1): more expressions found
+//     by hand with their matches' ends (the regexp package ran 16,420
+//     times a pass over the keywords, then 2,125), rule 7's
+//     payloads read by hand, findings counted by a rule's index and
+//     rules 1-4's messages written only for a finding kept. The keywords
+//     in a process of their own 228 to 191 ms, 8.9x to 7.5x grep (7.7x
+//     in process); lines of 256 KiB 4.4x to 4.2x; text outside ASCII
+//     7.3x to 7.2x; the small tree 4.9x and 5.1x (the same CPU within
+//     the noise of a run before); the benchmarks of every shape as
+//     before or faster (docs/speed.md).
 //   - Benchmarks, wall time at a load average of 8-20, medians of 5
 //     before the prefilter and in two runs after it: BenchmarkOrdinary
 //     (4 MiB of ordinary instructions) 4.5 s, then 78-113 ms;

@@ -639,7 +639,7 @@ func (s *scanner) may(h *prefilter.Hits, e *expr) bool {
 	if !s.exhaustive && (e.quick != nil || e.index != nil) && !e.cond {
 		// Its matcher written by hand answers exactly, for less than
 		// its condition costs: only whether the line touches it is
-		// asked.
+		// asked (unless cond keeps the condition first).
 		return h.AnyTouched(e.id, e.id+1)
 	}
 	return s.exhaustive || s.lf().May(h, e.id)
