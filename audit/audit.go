@@ -541,13 +541,28 @@
 // encoded command, a decode run by eval or a shell, and the searches
 // for a credential path, a .env file, a private key read, an
 // instruction to ignore the ones before or to keep something from the
-// user, a line's target hosts and rule 7's decodes) have matchers and finders written by hand, which read a
+// user, a line's target hosts and rule 7's decodes), and those that a
+// dense text runs most often (/dev/tcp, a wallet, the keychain, a
+// search for .env files, a shell given a download, exec of a decode,
+// socat's exec, a new system prompt, a jailbreak mode, a redefined
+// decoder) or that long lines ran anchored at every place (pip from a
+// URL), have matchers and finders written by hand, which read a
 // line once where the regexp package's backtracker tries each
-// alternative after a `[^\n]*` at every place of the rest of it; the
-// payloads an inert decode decodes are found by their expression run
-// anchored only where a match can start. The expressions stay their
-// specification, which TestHandWritten and FuzzHandWritten hold them to,
-// and the audit without the prefilter runs the expressions alone.
+// alternative after a `[^\n]*` at every place of the rest of it. A
+// finder gives the match's place as well, so that no expression runs
+// again to place what a matcher found (the pipes into a shell, the
+// decodes and /dev/tcp match on most lines of a dense text), and the
+// payloads an inert decode decodes are read by hand where a decode
+// starts. The expressions stay their specification, which
+// TestHandWritten and FuzzHandWritten hold them to, and the audit
+// without the prefilter runs the expressions alone. An expression
+// found by hand is tried on a line that touches it, without its
+// condition; those whose finder reads every word of such a line (the
+// ones a dense text runs most often) keep the condition before it, so
+// that ordinary text and long lines pay no more than before. The keeper
+// counts findings by a rule's index, and rules 1-4 write a message
+// only for a finding kept: a dense text finds tens of thousands that
+// the caps omit.
 //
 // Rule 23 reads for commands only a Markdown file that holds a
 // backtick or ~~~, and of it only the lines that hold inline code or
@@ -727,6 +742,18 @@
 //     6.8x (one core: 6.5x / 7.5x to 6.7x / 7.0x), text outside ASCII
 //     7.5x / 10.3x to 6.5x / 9.1x, the keywords 12.2x / 10.4x to 9.3x /
 //     9.8x; in process 4.8x, 8.1x and 9.0x of CPU.
+//   - The rules' per-line work on the keywords (go -C bench run
+//     ./auditgrep -old OLD, main at d7c4c09 and after, CPU time,
+//     medians of 9 at a load average of 0.8-1.1): more expressions found
+//     by hand with their matches' ends (the regexp package ran 16,420
+//     times a pass over the keywords, then 2,125), rule 7's
+//     payloads read by hand, findings counted by a rule's index and
+//     rules 1-4's messages written only for a finding kept. The keywords
+//     in a process of their own 228 to 191 ms, 8.9x to 7.5x grep (7.7x
+//     in process); lines of 256 KiB 4.4x to 4.2x; text outside ASCII
+//     7.3x to 7.2x; the small tree 4.9x and 5.1x (the same CPU within
+//     the noise of a run before); the benchmarks of every shape as
+//     before or faster (docs/speed.md).
 //   - Benchmarks, wall time at a load average of 8-20, medians of 5
 //     before the prefilter and in two runs after it: BenchmarkOrdinary
 //     (4 MiB of ordinary instructions) 4.5 s, then 78-113 ms;

@@ -96,8 +96,11 @@ type keeper struct {
 	// files' findings under both caps: only maxPerRule applies here.
 	perFile bool
 	kept    []Finding
-	perRule map[string]int // findings of each rule, kept or not
-	omitted Omitted
+	// counts counts the findings of each rule by the rule's index
+	// (ruleIndex), made on the first finding: a dense text finds a rule
+	// tens of thousands of times, and a tree of many files has a keeper
+	// a file.
+	counts *ruleCounts
 	// The file and line of the last finding, and the rules found there:
 	// a rule reports a line once. The matches of one line (of each of its
 	// pieces) come one after another.
@@ -122,19 +125,67 @@ func (k *keeper) admit(rule, file string, line int) bool {
 // capped counts a finding of rule, and reports whether it is kept within
 // the caps; a finding past them is counted as omitted.
 func (k *keeper) capped(rule string) bool {
-	if k.perRule == nil {
-		k.perRule = map[string]int{}
+	if k.counts == nil {
+		k.counts = &ruleCounts{}
 	}
-	n := k.perRule[rule]
-	k.perRule[rule] = n + 1
+	r := ruleIndex(rule)
+	n := k.counts.perRule[r]
+	k.counts.perRule[r] = n + 1
 	if n >= maxPerRule || !k.perFile && n > 0 && len(k.kept) >= maxFindings {
-		if k.omitted == nil {
-			k.omitted = Omitted{}
-		}
-		k.omitted[rule]++
+		k.counts.omitted[r]++
 		return false
 	}
 	return true
+}
+
+// ruleCounts are a keeper's counts of findings by rule: of each rule
+// kept or not (perRule), and past the caps (omitted).
+type ruleCounts struct {
+	perRule, omitted [numRules]int
+}
+
+// omit counts as omitted the findings another keeper omitted.
+func (k *keeper) omit(o Omitted) {
+	if len(o) == 0 {
+		return
+	}
+	if k.counts == nil {
+		k.counts = &ruleCounts{}
+	}
+	for rule, n := range o {
+		k.counts.omitted[ruleIndex(rule)] += n
+	}
+}
+
+// omitFrom counts as omitted the findings keeper o omitted.
+func (k *keeper) omitFrom(o *keeper) {
+	if o.counts == nil {
+		return
+	}
+	if k.counts == nil {
+		k.counts = &ruleCounts{}
+	}
+	for r, n := range o.counts.omitted {
+		k.counts.omitted[r] += n
+	}
+}
+
+// omittedCounts returns the findings omitted, by rule; nil when none
+// was.
+func (k *keeper) omittedCounts() Omitted {
+	var o Omitted
+	if k.counts == nil {
+		return o
+	}
+	for r, n := range k.counts.omitted {
+		if n > 0 {
+			if o == nil {
+				o = Omitted{}
+			}
+			o[ruleIDs[r]] = n
+		}
+	}
+	return o
 }
 
 // keep keeps f, which admit admitted, its message and excerpt bounded.

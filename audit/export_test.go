@@ -74,6 +74,7 @@ func HandChecks() []HandCheck {
 	all, some := &scanner{exhaustive: true}, &scanner{}
 	return append(cs,
 		HandCheck{"the first .env file", dotEnv.String(), func(t string) (any, any) { return firstEnvFile(t), envFile(t) }},
+		HandCheck{"MatchString", redefined.String(), func(t string) (any, any) { return matchRedefined(t), redefined.MatchString(t) }},
 		HandCheck{"onlyWrapper", wrapperWords.String(), func(t string) (any, any) { return some.onlyWrapper(t), all.onlyWrapper(t) }},
 		HandCheck{"decodeSites", decodeSite.String(), func(t string) (any, any) { return some.decodeSites(t), all.decodeSites(t) }},
 		HandCheck{"what a payload's decode starts with", decodeArg.String(), func(t string) (any, any) {
@@ -137,5 +138,5 @@ func TreeOneKeeper(fsys fs.FS) (Report, error) {
 		}
 	})
 	sortFindings(s.keep.kept)
-	return Report{Findings: s.keep.kept, Omitted: s.keep.omitted}, nil
+	return Report{Findings: s.keep.kept, Omitted: s.keep.omittedCounts()}, nil
 }

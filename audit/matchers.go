@@ -6,17 +6,23 @@ import (
 	"unicode/utf8"
 )
 
-// The hand-written matchers of the expressions that cost the most to
-// confirm where nearly every line is a candidate: each answers, in one
-// pass over the text, whether its expression matches it, as the
-// expression's MatchString does on any text (UTF-8 or not), and the
-// expression stays the specification, which TestQuickMatchers and
-// FuzzQuickMatchers hold each one to. The regexp package confirms such
-// an expression with its backtracker, which tries each of the
+// The matchers and finders written by hand of the expressions that cost
+// the most to confirm, or that run most often, where nearly every line
+// is a candidate: each answers, in one pass over the text, whether its
+// expression matches it (a matcher, as MatchString does) or where its
+// first match is (a finder, as FindStringIndex does: the match the
+// expression prefers, with its end), on any text (UTF-8 or not), and
+// the expression stays the specification, which TestHandWritten and
+// FuzzHandWritten hold each one to. A finder spares the expression's
+// second run that a matcher leaves, to place a match it said is there;
+// on a dense text most of them say yes. The regexp package confirms
+// such an expression with its backtracker, which tries each of the
 // alternatives after a `[^\n]*` at every place of the rest of the line;
-// these look for the few bytes the alternatives start with instead. An
-// audit without the prefilter (the reference its tests compare with)
-// runs the expressions alone.
+// these look for the few bytes the alternatives start with instead, and
+// read a line once however many of their commands it holds (a search
+// that found nothing up to the end of a line or a stretch is not made
+// again from a later command in it). An audit without the prefilter
+// (the reference its tests compare with) runs the expressions alone.
 //
 // Case-insensitive matching is the regexp package's: an ASCII letter in
 // either case, and k and s also as the Kelvin sign (U+212A) and the long
@@ -315,116 +321,176 @@ func portRedirect(t string, i int) bool {
 	return j < len(t)
 }
 
-// matchDownloadPipe is downloadExec's first expression, curl, wget or
-// fetch piped to a shell or an interpreter:
-// `\b(?:curl|wget|fetch)\b[^|\n]*\|\s*(?:shell|interpreter)`. The pipe
-// is the first after the command on its line.
-func matchDownloadPipe(t string) bool {
-	return pipedAfter(t, &downloadFirst, func(t string, i int) int { return wordAt(t, i, "curl", "wget", "fetch") }, pipedRunner)
+// findDownloadPipe is downloadExec's first expression's
+// FindStringIndex, curl, wget or fetch piped to a shell or an
+// interpreter: `\b(?:curl|wget|fetch)\b[^|\n]*\|\s*(?:shell|interpreter)`.
+// The pipe is the first after the command on its line.
+func findDownloadPipe(t string) []int {
+	return pipedAfter(t, &downloadFirst, func(t string, i int) int { return wordAt(t, i, "curl", "wget", "fetch") }, runnerEnd)
 }
 
-// downloadFirst holds the first bytes of matchDownloadPipe's commands.
+// downloadFirst holds the first bytes of findDownloadPipe's commands.
 var downloadFirst = firstBytes("cwf")
 
-// firstBytes returns the table pipedAfter takes: which bytes, of either
-// case, the ASCII letters of first are.
+// firstBytes returns the table pipedAfter takes: which bytes are the
+// ASCII letters of first, of either case, a newline or a pipe.
 func firstBytes(first string) (table [256]bool) {
 	for _, c := range []byte(first) {
 		table[c], table[c&^0x20] = true, true
 	}
+	table['\n'], table['|'] = true, true
 	return table
 }
 
-// pipedAfter reports whether t holds a command (what at finds at i: the
-// end of its match, else -1, asked only where first holds t[i]) and,
-// after it on its line, the first pipe into what into accepts at the
-// first byte past the pipe's spaces: the shape `CMD[^|\n]*\|\s*RUNNER`.
-// A command's match may span a newline, which is passed over with it.
-func pipedAfter(t string, first *[256]bool, at func(t string, i int) int, into func(t string, p int) bool) bool {
-	seen := false // a command since the last pipe or newline
+// pipedAfter returns the first match in t of the shape
+// `CMD[^|\n]*\|\s*RUNNER`, or nil: a command (what at finds at i: the
+// end of its match, else -1, asked only where first (firstBytes) holds
+// t[i] and t[i] is no newline or pipe) and,
+// after it on its line, the first pipe into what into matches at the
+// first byte past the pipe's spaces (into returns where that match
+// ends, else -1). The match starts at the first command since the last
+// pipe or newline: a later one before the same pipe reaches it no
+// sooner. A command's match may span a newline, which is passed over
+// with it, and which ends the stretch of a command before it.
+func pipedAfter(t string, first *[256]bool, at func(t string, i int) int, into func(t string, p int, tried [2]int) (int, [2]int)) []int {
+	start := -1      // the first command since the last pipe or newline
+	var tried [2]int // what into learnt of the pipes before (runnerEnd)
 	for i := 0; i < len(t); i++ {
-		switch c := t[i]; {
+		// first holds the newline and the pipe too: one look a byte
+		// passes over the rest.
+		c := t[i]
+		if !first[c] {
+			continue
+		}
+		switch {
 		case c == '\n':
-			seen = false
+			start = -1
 		case c == '|':
-			if seen && into(t, skipSpace(t, i+1)) {
-				return true
+			if start >= 0 {
+				var e int
+				if e, tried = into(t, skipSpace(t, i+1), tried); e >= 0 {
+					return []int{start, e}
+				}
 			}
-			seen = false
-		case first[c]:
+			start = -1
+		default:
 			if e := at(t, i); e >= 0 {
-				seen, i = true, e-1
+				if start < 0 || strings.IndexByte(t[i:e], '\n') >= 0 {
+					start = i
+				}
+				i = e - 1
 			}
 		}
 	}
-	return false
+	return nil
 }
 
-// pipedRunner reports whether shell or interpreter (patterns.go)
-// matches at p of t.
-func pipedRunner(t string, p int) bool {
+// runnerEnd returns where shell or interpreter (patterns.go) matches at
+// p of t ends, or -1: of their matches there, the one the expression
+// prefers, trying a shell before an interpreter, sudo and more of its
+// options before fewer, a path's last directory before an earlier one
+// and `env ` before none.
+//
+// tried holds the first and the last word of sudo's options where a
+// shell was looked for in vain after each, at a pipe before on the
+// line (tried[1] is 0 when none was), which runnerEnd returns updated
+// with its own, so that a line of pipes into sudo,
+// each inside an option of the one before ("|sudo -a|sudo -a|..."), is
+// read once, not once a pipe: a word there starts the same run of
+// options as there, to the same end.
+func runnerEnd(t string, p int, tried [2]int) (int, [2]int) {
 	if p == len(t) {
-		return false
+		return -1, tried
 	}
-	// sudo and its options, then a path's directories.
-	starts := []int{p}
-	if e, ok := foldAt(t, p, "sudo"); ok && e < len(t) && spaceByte(t[e]) {
-		starts = append(starts, skipSpace(t, e))
-	}
-	for k, q := range starts {
-		// `sudo\s+` alone before an interpreter: options only before a
-		// shell.
-		interp := k < 2
-		for {
-			if runnerAt(t, q, interp) {
-				return true
-			}
-			if k == 0 {
-				break
-			}
+	sudo, ok := sudoEnd(t, p)
+	if ok {
+		// `(?:-\S+\s+)*`: each option a whole word and the spaces after
+		// it.
+		var buf [8]int
+		qs := append(buf[:0], sudo)
+		known := false
+		for q := sudo; q < len(t) && t[q] == '-'; {
 			end := tokenEnd(t, q)
 			next := skipSpace(t, end)
-			if q == len(t) || t[q] != '-' || end-q < 2 || next == end {
+			if end-q < 2 || next == end {
 				break
 			}
-			q, interp = next, false
+			if tried[0] <= next && next <= tried[1] {
+				known = true
+				break
+			}
+			qs = append(qs, next)
+			q = next
+		}
+		for k := len(qs) - 1; k >= 0; k-- {
+			if e := pathEnd(t, qs[k], shellEnd); e >= 0 {
+				return e, tried
+			}
+		}
+		if !known || tried[1] == 0 {
+			tried[1] = qs[len(qs)-1]
+		}
+		tried[0] = sudo
+	}
+	if e := pathEnd(t, p, shellEnd); e >= 0 {
+		return e, tried
+	}
+	if ok {
+		if e := pathEnd(t, sudo, interpreterEnd); e >= 0 {
+			return e, tried
 		}
 	}
-	return false
+	return pathEnd(t, p, interpreterEnd), tried
 }
 
-// runnerAt reports whether `(?:\S*/)?` and then a shell (with `env\s+`
-// before it) or, when interp is set, an interpreter match at q.
-func runnerAt(t string, q int, interp bool) bool {
-	end := tokenEnd(t, q)
-	for n := q; ; {
-		if shellAt(t, n) || interp && interpreterAt(t, n) {
-			return true
-		}
-		if e, ok := foldAt(t, n, "env"); ok && e < len(t) && spaceByte(t[e]) && shellAt(t, skipSpace(t, e)) {
-			return true
-		}
-		j := strings.IndexByte(t[n:end], '/')
-		if j < 0 {
-			return false
-		}
-		n += j + 1
+// sudoEnd returns where `sudo\s+` at p of t ends.
+func sudoEnd(t string, p int) (int, bool) {
+	if e, ok := foldAt(t, p, "sudo"); ok && e < len(t) && spaceByte(t[e]) {
+		return skipSpace(t, e), true
 	}
+	return 0, false
 }
 
-// shellAt reports whether t holds at n `(?:ba|z|k|da|fi|c|tc)?sh\b`.
-func shellAt(t string, n int) bool {
-	for _, w := range []string{"sh", "bash", "zsh", "ksh", "dash", "fish", "csh", "tcsh"} {
+// pathEnd returns where `(?:\S*/)?` and then what end matches (its end,
+// else -1) match at q of t end, or -1: after the word's last slash
+// first, then after each one before, then at q.
+func pathEnd(t string, q int, end func(t string, n int) int) int {
+	for n := tokenEnd(t, q); n > q; n-- {
+		if t[n-1] == '/' {
+			if e := end(t, n); e >= 0 {
+				return e
+			}
+		}
+	}
+	return end(t, q)
+}
+
+// shellEnd returns where `(?:env\s+)?(?:ba|z|k|da|fi|c|tc)?sh\b`
+// matches at n of t ends, with `env ` before it first, or -1.
+func shellEnd(t string, n int) int {
+	if e, ok := foldAt(t, n, "env"); ok && e < len(t) && spaceByte(t[e]) {
+		if f := shellWordEnd(t, skipSpace(t, e)); f >= 0 {
+			return f
+		}
+	}
+	return shellWordEnd(t, n)
+}
+
+// shellWordEnd returns where `(?:ba|z|k|da|fi|c|tc)?sh\b` matches at n
+// of t ends, or -1 (at most one of the names matches at n).
+func shellWordEnd(t string, n int) int {
+	for _, w := range []string{"bash", "zsh", "ksh", "dash", "fish", "csh", "tcsh", "sh"} {
 		if e, ok := foldAt(t, n, w); ok && boundaryAt(t, e) {
-			return true
+			return e
 		}
 	}
-	return false
+	return -1
 }
 
-// interpreterAt reports whether t holds at n
-// `(?:python[0-9.]*|perl|ruby|node|php)\s*(?:-\s*)?(?:$|[;&)|]|-[^cme\s])`.
-func interpreterAt(t string, n int) bool {
+// interpreterEnd returns where
+// `(?:python[0-9.]*|perl|ruby|node|php)\s*(?:-\s*)?(?:$|[;&)|]|-[^cme\s])`
+// matches at n of t ends, with `-\s*` first, or -1.
+func interpreterEnd(t string, n int) int {
 	e, ok := foldAt(t, n, "python")
 	if ok {
 		for e < len(t) && ('0' <= t[e] && t[e] <= '9' || t[e] == '.') {
@@ -438,30 +504,43 @@ func interpreterAt(t string, n int) bool {
 		}
 	}
 	if !ok {
-		return false
+		return -1
 	}
 	x := skipSpace(t, e)
-	return stdinEnd(t, x) || x < len(t) && t[x] == '-' && stdinEnd(t, skipSpace(t, x+1))
+	if x < len(t) && t[x] == '-' {
+		if f := stdinEnd(t, skipSpace(t, x+1)); f >= 0 {
+			return f
+		}
+	}
+	return stdinEnd(t, x)
 }
 
-// stdinEnd reports whether t holds at x `(?:$|[;&)|]|-[^cme\s])`: what
-// follows an interpreter that reads its program from stdin.
-func stdinEnd(t string, x int) bool {
+// stdinEnd returns where `(?:$|[;&)|]|-[^cme\s])` matches at x of t
+// ends, or -1: what follows an interpreter that reads its program from
+// stdin.
+func stdinEnd(t string, x int) int {
 	if x == len(t) {
-		return true
+		return x
 	}
 	switch t[x] {
 	case ';', '&', ')', '|':
-		return true
+		return x + 1
 	case '-':
-		return x+1 < len(t) && strings.IndexByte("cmeCME", t[x+1]) < 0 && !spaceByte(t[x+1])
+		if x+1 < len(t) && strings.IndexByte("cmeCME", t[x+1]) < 0 && !spaceByte(t[x+1]) {
+			_, w := utf8.DecodeRuneInString(t[x+1:])
+			return x + 1 + w
+		}
 	}
-	return false
+	return -1
 }
 
 // matchEnvPipe is envDump's `[|;&(]\s*(?:env|printenv|set)\s*(?:\||\))`
 // (start "|;&("), `\$\(\s*...` (start "$(") and `^...` (start "").
 func matchEnvPipe(start string) func(string) bool {
+	var opens [256]bool
+	for _, c := range []byte(start) {
+		opens[c] = true
+	}
 	return func(t string) bool {
 		if start == "" {
 			return envPipedAt(t, 0)
@@ -478,7 +557,7 @@ func matchEnvPipe(start string) func(string) bool {
 				}
 				continue
 			}
-			if strings.IndexByte(start, t[i]) >= 0 && envPipedAt(t, skipSpace(t, i+1)) {
+			if opens[t[i]] && envPipedAt(t, skipSpace(t, i+1)) {
 				return true
 			}
 		}
@@ -489,6 +568,13 @@ func matchEnvPipe(start string) func(string) bool {
 // envPipedAt reports whether t holds at j
 // `(?:env|printenv|set)\s*(?:\||\))`.
 func envPipedAt(t string, j int) bool {
+	// Each word starts with e, p or s, or the long s (U+017F).
+	if j == len(t) {
+		return false
+	}
+	if c := t[j] | 0x20; c != 'e' && c != 'p' && c != 's' && t[j] != 0xc5 {
+		return false
+	}
 	for _, w := range []string{"env", "printenv", "set"} {
 		if e, ok := foldAt(t, j, w); ok {
 			k := skipSpace(t, e)
@@ -631,10 +717,8 @@ var credentialPaths = []struct {
 // place where one of credentialPaths is, and the first of them there.
 func findCredentialPath(t string) []int {
 	for i := 0; i < len(t); i++ {
-		if c := t[i]; c != '~' && c != '$' && c != '%' && c != '.' && c|0x20 != 'a' {
-			continue
-		}
-		for _, p := range credentialPaths {
+		for _, k := range credentialPathsAt[t[i]] {
+			p := credentialPaths[k]
 			if e, ok := pathAt(t, i, p.path); ok && (!p.bound || boundaryAt(t, e)) {
 				return []int{i, e}
 			}
@@ -642,6 +726,19 @@ func findCredentialPath(t string) []int {
 	}
 	return nil
 }
+
+// credentialPathsAt holds, by the byte a text holds, the indexes of the
+// credentialPaths that start with it (in either case), in their order.
+var credentialPathsAt = func() (at [256][]int) {
+	for k, p := range credentialPaths {
+		c := p.path[0]
+		at[c] = append(at[c], k)
+		if 'a' <= c && c <= 'z' {
+			at[c-'a'+'A'] = append(at[c-'a'+'A'], k)
+		}
+	}
+	return at
+}()
 
 // pathAt is foldAt for a path whose '/' matches a slash or a
 // backslash.
@@ -1042,38 +1139,37 @@ func matchProgramURL(t string) bool {
 				}
 			}
 		}
+		// A URL that starts later in the same run ends at r too, and
+		// holds none of the extensions this one lacks.
+		i = r - 1
 	}
 	return false
 }
 
-// matchBase64Pipe is obfuscatedExec's first expression, base64 decoded
-// and piped to a shell or an interpreter:
+// findBase64Pipe is obfuscatedExec's first expression's
+// FindStringIndex, base64 decoded and piped to a shell or an
+// interpreter:
 // `\bbase64\s+(?:-[a-z]*d\b|--decode)[^|\n]*\|\s*(?:shell|interpreter)`.
 // A decode's \s+ may span a newline, which is passed over with it
 // (pipedAfter).
-func matchBase64Pipe(t string) bool {
-	return pipedAfter(t, &base64First, base64DecodeAt, pipedRunner)
+func findBase64Pipe(t string) []int {
+	return pipedAfter(t, &base64First, base64DecodeAt, runnerEnd)
 }
 
 // base64First holds the first byte of a base64 decode.
 var base64First = firstBytes("b")
 
-// matchWebPipe is downloadExec's
+// findWebPipe is downloadExec's FindStringIndex of
 // `\b(?:iwr|irm|invoke-webrequest|invoke-restmethod)\b[^|\n]*\|\s*(?:iex|invoke-expression)\b`.
-func matchWebPipe(t string) bool {
+func findWebPipe(t string) []int {
 	return pipedAfter(t, &webFirst, func(t string, i int) int {
 		return wordAt(t, i, "iwr", "irm", "invoke-webrequest", "invoke-restmethod")
-	}, func(t string, p int) bool {
-		for _, w := range []string{"iex", "invoke-expression"} {
-			if e, ok := foldAt(t, p, w); ok && boundaryAt(t, e) {
-				return true
-			}
-		}
-		return false
+	}, func(t string, p int, tried [2]int) (int, [2]int) {
+		return wordAt(t, p, "iex", "invoke-expression"), tried
 	})
 }
 
-// webFirst holds the first byte of matchWebPipe's downloads.
+// webFirst holds the first byte of findWebPipe's downloads.
 var webFirst = firstBytes("i")
 
 // matchIexDownload is downloadExec's `\b(?:iex|invoke-expression)\b`
@@ -1350,28 +1446,19 @@ func decodeArgStart(t string, i int) bool {
 	return false
 }
 
-// decodeArgs is decodeArg's FindAllStringSubmatchIndex(t, -1): the
-// expression is run anchored at each place decodeArgStart allows, from
-// the first on and past each match, instead of being tried by the
-// regexp package at every place of the line with its backtracker. Its
-// matches are never empty, and where one starts it prefers what it
-// prefers over the whole text: the word boundary before echo and printf,
-// the one thing the anchored run reads differently at its start (as the
-// start of its text), decodeArgStart has checked.
+// decodeArgs is decodeArg's FindAllStringSubmatchIndex(t, -1): its
+// match is looked for at each place decodeArgStart allows, from the
+// first on and past each match (its matches are never empty), and
+// decodeArgAt reads it there as the expression prefers it.
 func decodeArgs(t string) [][]int {
 	var all [][]int
 	for i := 0; i < len(t); i++ {
 		if !decodeArgStart(t, i) {
 			continue
 		}
-		m := decodeArgAnchored.FindStringSubmatchIndex(t[i:])
+		m := decodeArgAt(t, i)
 		if m == nil {
 			continue
-		}
-		for k := range m {
-			if m[k] >= 0 {
-				m[k] += i
-			}
 		}
 		all = append(all, m)
 		i = m[1] - 1
@@ -1379,8 +1466,122 @@ func decodeArgs(t string) [][]int {
 	return all
 }
 
-// decodeArgAnchored is decodeArg anchored at the start of a text.
-var decodeArgAnchored = lazyCompile(`^(?:` + decodeArg.String() + `)`)
+// decodeArgAt returns decodeArg's match at i of t, where decodeArgStart
+// holds, with its groups' places (-1 for a group not matched), or nil.
+//
+// Of b64decode( or FromBase64String(, the argument is a literal (with
+// b before it: tried first) or a name: the literal runs to the first
+// quotation mark or newline, the name as far as its word characters
+// go, as anything shorter would leave the closing parenthesis unmet.
+//
+// Of echo or printf, the words that start with a dash and are followed
+// by spaces are its options, all of them: taking fewer puts a dash in
+// the word echoed, which then ends before a space that no pipe
+// follows, or at the same pipe. The word echoed, after a quotation
+// mark (taken first), runs as far as it can, and a quotation mark may
+// close it; then spaces, a pipe, spaces and base64's decode.
+func decodeArgAt(t string, i int) []int {
+	if c := t[i] | 0x20; c == 'b' || c == 'f' {
+		j := -1
+		for _, w := range []string{"b64decode", "frombase64string"} {
+			if e, ok := foldAt(t, i, w); ok {
+				if e = skipSpace(t, e); e < len(t) && t[e] == '(' {
+					j = skipSpace(t, e+1)
+				}
+				break
+			}
+		}
+		if j < 0 || j == len(t) {
+			return nil
+		}
+		quote := func(k int) bool { return k < len(t) && (t[k] == '"' || t[k] == '\'') }
+		lit := -1
+		switch {
+		case t[j]|0x20 == 'b' && quote(j+1):
+			lit = j + 2
+		case quote(j):
+			lit = j + 1
+		}
+		if lit >= 0 {
+			k := lit
+			for k < len(t) && t[k] != '"' && t[k] != '\'' && t[k] != '\n' {
+				k++
+			}
+			if quote(k) {
+				if x := skipSpace(t, k+1); x < len(t) && t[x] == ')' {
+					return []int{i, x + 1, lit, k, -1, -1, -1, -1}
+				}
+			}
+			// Nor is b a name: the quotation mark after it is no
+			// closing parenthesis.
+			return nil
+		}
+		k := j
+		for first := true; ; first = false {
+			w := foldWordAt(t, k)
+			if w == 0 || first && '0' <= t[k] && t[k] <= '9' {
+				break
+			}
+			k += w
+		}
+		if k == j {
+			return nil
+		}
+		if x := skipSpace(t, k); x < len(t) && t[x] == ')' {
+			return []int{i, x + 1, -1, -1, j, k, -1, -1}
+		}
+		return nil
+	}
+	e := -1
+	for _, w := range []string{"echo", "printf"} {
+		if f, ok := foldAt(t, i, w); ok {
+			e = f
+			break
+		}
+	}
+	if e < 0 || !boundaryAt(t, i) {
+		return nil
+	}
+	q := skipSpace(t, e)
+	if q == e {
+		return nil
+	}
+	// The options: a dash, letters (of (?i)[a-z]) and spaces.
+	for q < len(t) && t[q] == '-' {
+		k := q + 1
+		for {
+			if w := foldWordAt(t, k); w > 1 || w == 1 && 'a' <= t[k]|0x20 && t[k]|0x20 <= 'z' {
+				k += w
+				continue
+			}
+			break
+		}
+		next := skipSpace(t, k)
+		if k == q+1 || next == k {
+			break
+		}
+		q = next
+	}
+	start := q
+	if q < len(t) && (t[q] == '"' || t[q] == '\'') {
+		start = q + 1
+	}
+	end := start
+	for end < len(t) && !spaceByte(t[end]) && strings.IndexByte("\"'|;$`", t[end]) < 0 {
+		end++
+	}
+	x := end
+	if x < len(t) && (t[x] == '"' || t[x] == '\'') {
+		x++
+	}
+	if x = skipSpace(t, x); x == len(t) || t[x] != '|' {
+		return nil
+	}
+	if f := base64DecodeAt(t, skipSpace(t, x+1)); f >= 0 {
+		return []int{i, f, -1, -1, -1, -1, start, end}
+	}
+	return nil
+}
 
 // matchEncodedCommand is encodedCommand's MatchString: PowerShell
 // (`\b(?:powershell|pwsh)(?:\.exe)?\b`) and later on its line an encoded
@@ -1518,10 +1719,13 @@ func matchEvalDecode(t string) bool {
 	return false
 }
 
-// matchArchiveHome is secretStore's
+// findArchiveHome is secretStore's FindStringIndex of
 // `\b(?:tar|zip|cp\s+-r|rsync|copy-item)\b[^\n|;]*(?:~|\$home)[/\\]\.(?:ssh|aws|gnupg)\b`:
-// a home folder's keys archived or copied whole.
-func matchArchiveHome(t string) bool {
+// a home folder's keys archived or copied whole. The match starts at
+// the first command of the first stretch of a line without `\n|;` that
+// holds such a folder after it, and `[^\n|;]*` takes the stretch's last
+// folder.
+func findArchiveHome(t string) []int {
 	for i := 0; i < len(t); i++ {
 		if c := t[i] | 0x20; c != 't' && c != 'z' && c != 'c' && c != 'r' || !boundaryAt(t, i) {
 			continue
@@ -1546,7 +1750,7 @@ func matchArchiveHome(t string) bool {
 		if j := strings.IndexAny(t[e:], "\n|;"); j >= 0 {
 			hi = e + j
 		}
-		for q := e; q < hi; q++ {
+		for q := hi - 1; q >= e; q-- {
 			f := -1
 			if t[q] == '~' {
 				f = q + 1
@@ -1558,13 +1762,49 @@ func matchArchiveHome(t string) bool {
 			}
 			for _, w := range []string{"ssh", "aws", "gnupg"} {
 				if g, ok := foldAt(t, f+2, w); ok && boundaryAt(t, g) {
-					return true
+					return []int{i, g}
 				}
 			}
 		}
 		i = hi
 	}
-	return false
+	return nil
+}
+
+// findDevSocket is reverseShell's FindStringIndex of
+// `/dev/(?:tcp|udp)/[^/\s]+/\d+`: a socket that bash opens as a file.
+func findDevSocket(t string) []int {
+	for i := 0; ; i++ {
+		j := strings.IndexByte(t[i:], '/')
+		if j < 0 {
+			return nil
+		}
+		i += j
+		e, ok := foldAt(t, i, "/dev/")
+		if !ok {
+			continue
+		}
+		f, ok := foldAt(t, e, "tcp/")
+		if !ok {
+			if f, ok = foldAt(t, e, "udp/"); !ok {
+				continue
+			}
+		}
+		h := f
+		for h < len(t) && t[h] != '/' && !spaceByte(t[h]) {
+			h++
+		}
+		if h == f || h == len(t) || t[h] != '/' {
+			continue
+		}
+		d := h + 1
+		for d < len(t) && '0' <= t[d] && t[d] <= '9' {
+			d++
+		}
+		if d > h+1 {
+			return []int{i, d}
+		}
+	}
 }
 
 // findOverride is override's first expression's FindStringIndex,
@@ -1766,6 +2006,499 @@ func concealAt(t string, i int) int {
 				return f
 			}
 		}
+	}
+	return -1
+}
+
+// findWallet is secretStore's FindStringIndex of
+// `\bwallet\.dat\b|[/\\]exodus[/\\]|\bexodus\.wallet\b|\.electrum[/\\]wallets|\bnkbihfbeogaeaoehlefnkodbefgpgknn\b|\bkeystore[/\\]utc--`:
+// a wallet's file or folder. Its alternatives start with different
+// characters, so at most one matches at a place; the first place where
+// one does is the match.
+func findWallet(t string) []int {
+	for i := 0; i < len(t); i++ {
+		var e int
+		switch t[i] {
+		case 'w', 'W':
+			e = boundedAt(t, i, "wallet.dat")
+		case '/', '\\':
+			if f, ok := foldAt(t, i+1, "exodus"); ok && f < len(t) && (t[f] == '/' || t[f] == '\\') {
+				e = f + 1
+			} else {
+				e = -1
+			}
+		case 'e', 'E':
+			e = boundedAt(t, i, "exodus.wallet")
+		case '.':
+			e = -1
+			if f, ok := pathAt(t, i, ".electrum/wallets"); ok {
+				e = f
+			}
+		case 'n', 'N':
+			e = boundedAt(t, i, "nkbihfbeogaeaoehlefnkodbefgpgknn")
+		case 'k', 'K', 0xe2:
+			// k, or the Kelvin sign's first byte.
+			e = -1
+			if f, ok := pathAt(t, i, "keystore/utc--"); ok && boundaryAt(t, i) {
+				e = f
+			}
+		default:
+			continue
+		}
+		if e >= 0 {
+			return []int{i, e}
+		}
+	}
+	return nil
+}
+
+// boundedAt returns where w (lower-case ASCII) ends, matched at i of t
+// in any case between word boundaries, or -1.
+func boundedAt(t string, i int, w string) int {
+	if !boundaryAt(t, i) {
+		return -1
+	}
+	if e, ok := foldAt(t, i, w); ok && boundaryAt(t, e) {
+		return e
+	}
+	return -1
+}
+
+// seqAt returns where a phrase of parts, each a word or a few (as
+// "your|the", tried in that order), with `\s+` between them, matched at
+// i of t in any case, ends, or -1. No word of a part starts with a
+// space, so the spaces between them are all the spaces there.
+func seqAt(t string, i int, parts ...string) int {
+	for k, p := range parts {
+		if k > 0 {
+			j := skipSpace(t, i)
+			if j == i {
+				return -1
+			}
+			i = j
+		}
+		e := -1
+		for more := true; more; {
+			var w string
+			w, p, more = strings.Cut(p, "|")
+			if f, ok := foldAt(t, i, w); ok {
+				e = f
+				break
+			}
+		}
+		if e < 0 {
+			return -1
+		}
+		i = e
+	}
+	return i
+}
+
+// findNewPrompt is override's FindStringIndex of
+// `\b(?:your|the\s+following\s+is\s+(?:your|the))\s+new\s+system\s+prompt\b|\bnew\s+system\s+prompt\s*:`:
+// a new system prompt given. Its alternatives start with different
+// letters.
+func findNewPrompt(t string) []int {
+	for i := 0; i < len(t); i++ {
+		e := -1
+		switch t[i] | 0x20 {
+		case 'y':
+			e = seqAt(t, i, "your", "new", "system", "prompt")
+		case 't':
+			e = seqAt(t, i, "the", "following", "is", "your|the", "new", "system", "prompt")
+		case 'n':
+			if f := seqAt(t, i, "new", "system", "prompt"); f >= 0 {
+				if g := skipSpace(t, f); g < len(t) && t[g] == ':' && boundaryAt(t, i) {
+					return []int{i, g + 1}
+				}
+			}
+			continue
+		default:
+			continue
+		}
+		if e >= 0 && boundaryAt(t, i) && boundaryAt(t, e) {
+			return []int{i, e}
+		}
+	}
+	return nil
+}
+
+// findNowInMode is override's FindStringIndex of
+// `\byou\s+are\s+now\s+in\s+(?:developer|dan|god|jailbreak|unrestricted)\s+mode\b`.
+func findNowInMode(t string) []int {
+	for i := 0; i < len(t); i++ {
+		if t[i]|0x20 != 'y' || !boundaryAt(t, i) {
+			continue
+		}
+		if e := seqAt(t, i, "you", "are", "now", "in", "developer|dan|god|jailbreak|unrestricted", "mode"); e >= 0 && boundaryAt(t, e) {
+			return []int{i, e}
+		}
+	}
+	return nil
+}
+
+// findKeychain is secretStore's FindStringIndex of
+// `\bsecurity\s+(?:dump-keychain|find-(?:generic|internet)-password\b[^\n|;]*\s-[a-z]*[wg][a-z]*\b)`:
+// the keychain dumped, or a password printed from it (-w, -g). Of a
+// find-...-password, `[^\n|;]*` takes the stretch's last option that
+// prints, whose space may be the newline that ends the stretch.
+func findKeychain(t string) []int {
+	// searched: a find-...-password before it found no option in the
+	// stretch up to it, nor will one after it in the stretch.
+	searched := -1
+	for i := 0; i < len(t); i++ {
+		if c := t[i]; c|0x20 != 's' && c != 0xc5 || !boundaryAt(t, i) {
+			continue
+		}
+		e, ok := foldAt(t, i, "security")
+		if !ok {
+			continue
+		}
+		j := skipSpace(t, e)
+		if j == e {
+			continue
+		}
+		if f, ok := foldAt(t, j, "dump-keychain"); ok {
+			return []int{i, f}
+		}
+		f := seqAt(t, j, "find-")
+		if f < 0 {
+			continue
+		}
+		if g := seqAt(t, f, "generic|internet"); g >= 0 {
+			f = seqAt(t, g, "-password")
+		} else {
+			f = -1
+		}
+		if f < 0 || !boundaryAt(t, f) || f < searched {
+			continue
+		}
+		hi := len(t)
+		if k := strings.IndexAny(t[f:], "\n|;"); k >= 0 {
+			hi = f + k
+		}
+		for p := min(hi, len(t)-1); p >= f; p-- {
+			if end := printOptionEnd(t, p); end >= 0 {
+				return []int{i, end}
+			}
+		}
+		searched = hi
+	}
+	return nil
+}
+
+// printOptionEnd returns where `\s-[a-z]*[wg][a-z]*\b` matched at p of t
+// ends, or -1: of the letters after the dash (in any case, and the
+// Kelvin sign and the long s, which are no word characters of \b), the
+// expression takes the last w or g it can, and then as many of the
+// letters after it as leave a word boundary.
+func printOptionEnd(t string, p int) int {
+	if !spaceByte(t[p]) || p+1 >= len(t) || t[p+1] != '-' {
+		return -1
+	}
+	// ends[k] is where the first k letters end; wg[k] whether the
+	// letter k is a w or a g.
+	ends, wg := []int{p + 2}, []bool{}
+	for q := p + 2; q < len(t); {
+		w := 0
+		switch c := t[q]; {
+		case 'a' <= c|0x20 && c|0x20 <= 'z':
+			w = 1
+		case strings.HasPrefix(t[q:], "\u212a"):
+			w = len("\u212a")
+		case strings.HasPrefix(t[q:], "\u017f"):
+			w = len("\u017f")
+		}
+		if w == 0 {
+			break
+		}
+		wg = append(wg, w == 1 && (t[q]|0x20 == 'w' || t[q]|0x20 == 'g'))
+		q += w
+		ends = append(ends, q)
+	}
+	// The last boundary after a w or a g: every w or g before it
+	// reaches it, and the expression takes the last that does.
+	for b := len(wg); b > 0; b-- {
+		if boundaryAt(t, ends[b]) {
+			if slices.Contains(wg[:b], true) {
+				return ends[b]
+			}
+			break
+		}
+	}
+	return -1
+}
+
+// findEnvSearch is secretStore's FindStringIndex of
+// `\bfind\b[^\n]*-i?name\s+["']?\.env\b|\b(?:r?glob)\([^)\n]*\.env\b|\bget-childitem\b[^\n]*-(?:filter|include)\s+["']?\.env\b`:
+// .env files looked for. Its alternatives start with different words,
+// and the run of any character before the name takes the last name it
+// can.
+func findEnvSearch(t string) []int {
+	// Each alternative's search before reached the end of a line or of
+	// glob's argument, up to which one starting later finds nothing.
+	var searched [3]int
+	for i := 0; i < len(t); i++ {
+		switch t[i] | 0x20 {
+		case 'f', 'g', 'r':
+		default:
+			continue
+		}
+		if !boundaryAt(t, i) {
+			continue
+		}
+		if e := boundedAt(t, i, "find"); e >= 0 {
+			if i >= searched[0] {
+				hi := lineEnd(t, e)
+				if end := lastEnvName(t, e, hi, "-iname|-name"); end >= 0 {
+					return []int{i, end}
+				}
+				searched[0] = hi
+			}
+			continue
+		}
+		if e := seqAt(t, i, "rglob(|glob("); e >= 0 {
+			if i >= searched[1] {
+				hi := e
+				for hi < len(t) && t[hi] != ')' && t[hi] != '\n' {
+					hi++
+				}
+				for q := hi - 4; q >= e; q-- {
+					if f, ok := foldAt(t, q, ".env"); ok && boundaryAt(t, f) {
+						return []int{i, f}
+					}
+				}
+				searched[1] = hi
+			}
+			continue
+		}
+		if e := boundedAt(t, i, "get-childitem"); e >= 0 && i >= searched[2] {
+			hi := lineEnd(t, e)
+			if end := lastEnvName(t, e, hi, "-filter|-include"); end >= 0 {
+				return []int{i, end}
+			}
+			searched[2] = hi
+		}
+	}
+	return nil
+}
+
+// lastEnvName returns where the last match in t[from:hi] (its start
+// there; it may end past hi) of `OPTION\s+["']?\.env\b` ends, or -1,
+// option being the words of opts.
+func lastEnvName(t string, from, hi int, opts string) int {
+	for q := hi - 1; q >= from; q-- {
+		if t[q] != '-' {
+			continue
+		}
+		e := seqAt(t, q, opts)
+		if e < 0 {
+			continue
+		}
+		j := skipSpace(t, e)
+		if j == e {
+			continue
+		}
+		if j < len(t) && (t[j] == '"' || t[j] == '\'') {
+			j++
+		}
+		if f, ok := foldAt(t, j, ".env"); ok && boundaryAt(t, f) {
+			return f
+		}
+	}
+	return -1
+}
+
+// findShellDownload is downloadExec's FindStringIndex of
+// `\b(?:(?:ba|z)?sh|python[0-9.]*|perl|ruby|node)\s+-c\s+["']?\$\(\s*(?:curl|wget)\b`:
+// a shell or an interpreter given a download's output as its program.
+func findShellDownload(t string) []int {
+	for i := 0; i < len(t); i++ {
+		switch t[i] | 0x20 {
+		case 'b', 'z', 's', 'p', 'r', 'n':
+		default:
+			if t[i] != 0xc5 {
+				continue
+			}
+		}
+		if !boundaryAt(t, i) {
+			continue
+		}
+		e := seqAt(t, i, "bash|zsh|sh|perl|ruby|node")
+		if e < 0 {
+			if e = seqAt(t, i, "python"); e >= 0 {
+				for e < len(t) && ('0' <= t[e] && t[e] <= '9' || t[e] == '.') {
+					e++
+				}
+			}
+		}
+		if e < 0 {
+			continue
+		}
+		e = seqAt(t, e, "", "-c", "")
+		if e < 0 {
+			continue
+		}
+		if e < len(t) && (t[e] == '"' || t[e] == '\'') {
+			e++
+		}
+		if !strings.HasPrefix(t[e:], "$(") {
+			continue
+		}
+		if f := wordAt(t, skipSpace(t, e+2), "curl", "wget"); f >= 0 {
+			return []int{i, f}
+		}
+	}
+	return nil
+}
+
+// findExecDecode is obfuscatedExec's FindStringIndex of
+// `\bexec\s*\([^\n]*b64decode\b`: the line's last b64decode after it.
+func findExecDecode(t string) []int {
+	for i := 0; i < len(t); i++ {
+		if t[i]|0x20 != 'e' || !boundaryAt(t, i) {
+			continue
+		}
+		e, ok := foldAt(t, i, "exec")
+		if !ok {
+			continue
+		}
+		if e = skipSpace(t, e); e == len(t) || t[e] != '(' {
+			continue
+		}
+		hi := lineEnd(t, e+1)
+		for q := hi - len("b64decode"); q > e; q-- {
+			if f, ok := foldAt(t, q, "b64decode"); ok && boundaryAt(t, f) {
+				return []int{i, f}
+			}
+		}
+		// A later exec( on the line finds no more.
+		i = hi
+	}
+	return nil
+}
+
+// findSocatExec is reverseShell's FindStringIndex of
+// `\bsocat\b[^\n]*\b(?:exec|system):`: the line's last exec: or
+// system: after socat.
+func findSocatExec(t string) []int {
+	for i := 0; i < len(t); i++ {
+		if c := t[i]; c|0x20 != 's' && c != 0xc5 {
+			continue
+		}
+		e := boundedAt(t, i, "socat")
+		if e < 0 {
+			continue
+		}
+		hi := lineEnd(t, e)
+		for q := hi - len("exec:"); q >= e; q-- {
+			if !boundaryAt(t, q) {
+				continue
+			}
+			if f := seqAt(t, q, "exec:|system:"); f >= 0 {
+				return []int{i, f}
+			}
+		}
+		// A later socat on the line finds no more.
+		i = hi
+	}
+	return nil
+}
+
+// matchRedefined is redefined's MatchString,
+// `\bdef\s+b64decode\b|(?:b64decode|frombase64string)\s*=[^=]|\bfunction\s+\S*frombase64string`:
+// b64decode or FromBase64String given another meaning.
+func matchRedefined(t string) bool {
+	for i := 0; i < len(t); i++ {
+		switch t[i] | 0x20 {
+		case 'd':
+			if e := seqAt(t, i, "def", "b64decode"); e >= 0 && boundaryAt(t, i) && boundaryAt(t, e) {
+				return true
+			}
+		case 'b', 'f':
+			e := seqAt(t, i, "b64decode|frombase64string")
+			if e >= 0 {
+				if j := skipSpace(t, e); j+1 < len(t) && t[j] == '=' && t[j+1] != '=' {
+					return true
+				}
+			}
+			if e = seqAt(t, i, "function", ""); e >= 0 && boundaryAt(t, i) {
+				for k, end := e, tokenEnd(t, e); k < end; k++ {
+					if _, ok := foldAt(t, k, "frombase64string"); ok {
+						return true
+					}
+				}
+			}
+		}
+	}
+	return false
+}
+
+// findPipURL is downloadExec's FindStringIndex of
+// `\b(?:pip[0-9.]*|pipx|uv\s+pip|uv\s+tool)\s+install\b[^\n]*?\s(?:git\+)?(?:https?|ssh)://`:
+// a package installed from a URL. The first space after install (the
+// newline that ends the line included) that a URL follows ends the
+// match; where the rest of a line after an install has none, a later
+// install whose rest is a part of it is passed over (one whose spaces
+// run on to the next line is not).
+func findPipURL(t string) []int {
+	// The rest of a line searched in vain: from searched[0] to the
+	// newline (or the end) at searched[1].
+	searched := [2]int{-1, -1}
+	for i := 0; i < len(t); i++ {
+		if c := t[i] | 0x20; c != 'p' && c != 'u' || !boundaryAt(t, i) {
+			continue
+		}
+		e := -1
+		if f, ok := foldAt(t, i, "pip"); ok {
+			for f < len(t) && ('0' <= t[f] && t[f] <= '9' || t[f] == '.') {
+				f++
+			}
+			if e = seqAt(t, f, "", "install"); e < 0 {
+				e = seqAt(t, i, "pipx", "install")
+			}
+		} else {
+			e = seqAt(t, i, "uv", "pip|tool", "install")
+		}
+		if e < 0 || !boundaryAt(t, e) {
+			continue
+		}
+		nl := lineEnd(t, e)
+		if nl == searched[1] && e >= searched[0] {
+			continue
+		}
+		for p := e; p <= nl && p < len(t); p++ {
+			if !spaceByte(t[p]) {
+				continue
+			}
+			q := p + 1
+			if f, ok := foldAt(t, q, "git+"); ok {
+				if g := urlSchemeEnd(t, f); g >= 0 {
+					return []int{i, g}
+				}
+			}
+			if g := urlSchemeEnd(t, q); g >= 0 {
+				return []int{i, g}
+			}
+		}
+		if nl != searched[1] || e < searched[0] {
+			searched = [2]int{e, nl}
+		}
+	}
+	return nil
+}
+
+// urlSchemeEnd returns where `(?:https?|ssh)://` matched at q of t ends,
+// or -1.
+func urlSchemeEnd(t string, q int) int {
+	if f, ok := foldAt(t, q, "https://"); ok {
+		return f
+	}
+	if f, ok := foldAt(t, q, "http://"); ok {
+		return f
+	}
+	if f, ok := foldAt(t, q, "ssh://"); ok {
+		return f
 	}
 	return -1
 }

@@ -59,7 +59,10 @@ var focus = []string{" ", " ", " ", "\n", "\t", "|", ";", "/", ":", "@", "'", "<
 	".exe", ".zip?x", ".PKG", ".ps1#", "-lve", "/bin/sh", "\u017fh", "base64\n-d", "new-objectnet.webclient", "iex(new-object",
 	"pwsh", "pwsh\n", "powershell.exe", "\n-e aGVsbG8gd29ybGQh", "-enc", "aGVsbG8gd29ybGQh", "printenv\n", "echo", "printf",
 	"eval $(\n", "tar ;", "tar ~/.ssh", "ignore all the previous instructions", "Disregard prior prompts", "iwr x | iex",
-	"ignore theprevious rules", "don't tell the userthat", "never tell the user about the scripts", "eval \"$(base64 -d"}
+	"ignore theprevious rules", "don't tell the userthat", "never tell the user about the scripts", "eval \"$(base64 -d",
+	"you are now in developer mode", "your new system prompt", "new system prompt:", "bash -c \"$(curl", "python3 -c $(wget",
+	"find . -name .env", "-iname '.env'", "rglob(\"*.env", "security find-generic-password -wa", "socat exec:",
+	"base64 --decode | bash", "| base64 -d | sh", "pip install git+https://"}
 
 // commandShapes are shapes of commands aimed at a host, with the parts
 // that command fills in: %c a command, %o options, %h a host (or

@@ -26,6 +26,10 @@ type expr struct {
 	// written by hand, which it asks instead.
 	quick func(string) bool
 	index func(string) []int
+	// cond: the prefilter's condition is asked before index, which
+	// reads every word of a line that only touches the expression
+	// (ordinary text, long lines) at more cost than the condition.
+	cond bool
 }
 
 // re is the expression of a case-insensitive pattern.
@@ -43,6 +47,12 @@ func withIndex(e *expr, index func(string) []int) *expr {
 	return e
 }
 
+// withCondIndex sets e's index, asked after the prefilter's condition.
+func withCondIndex(e *expr, index func(string) []int) *expr {
+	e.index, e.cond = index, true
+	return e
+}
+
 // shell names a shell a download can be piped into.
 const shell = `(?:sudo\s+(?:-\S+\s+)*)?(?:\S*/)?(?:env\s+)?(?:ba|z|k|da|fi|c|tc)?sh\b`
 
@@ -52,14 +62,14 @@ const interpreter = `(?:sudo\s+)?(?:\S*/)?(?:python[0-9.]*|perl|ruby|node|php)\s
 
 // Rule 5: download and run.
 var downloadExec = []*expr{
-	withQuick(re(`\b(?:curl|wget|fetch)\b[^|\n]*\|\s*(?:`+shell+`|`+interpreter+`)`), matchDownloadPipe),
+	withIndex(re(`\b(?:curl|wget|fetch)\b[^|\n]*\|\s*(?:`+shell+`|`+interpreter+`)`), findDownloadPipe),
 	re(`\b(?:source|\.|(?:ba|z)?sh)\s+<\(\s*(?:curl|wget)\b`),
-	re(`\b(?:(?:ba|z)?sh|python[0-9.]*|perl|ruby|node)\s+-c\s+["']?\$\(\s*(?:curl|wget)\b`),
+	withCondIndex(re(`\b(?:(?:ba|z)?sh|python[0-9.]*|perl|ruby|node)\s+-c\s+["']?\$\(\s*(?:curl|wget)\b`), findShellDownload),
 	re(`\beval\s+["']?\$\(\s*(?:curl|wget)\b`),
 	withQuick(re(`\b(?:iex|invoke-expression)\b[\s(]*(?:\(\s*)?(?:iwr|irm|invoke-webrequest|invoke-restmethod|curl|wget|\(?\s*new-object\s+(?:system\.)?net\.webclient)`), matchIexDownload),
-	withQuick(re(`\b(?:iwr|irm|invoke-webrequest|invoke-restmethod)\b[^|\n]*\|\s*(?:iex|invoke-expression)\b`), matchWebPipe),
+	withIndex(re(`\b(?:iwr|irm|invoke-webrequest|invoke-restmethod)\b[^|\n]*\|\s*(?:iex|invoke-expression)\b`), findWebPipe),
 	re(`\.downloadstring\([^\n]*\b(?:iex|invoke-expression)\b|\b(?:iex|invoke-expression)\b[^\n]*\.downloadstring\(`),
-	re(`\b(?:pip[0-9.]*|pipx|uv\s+pip|uv\s+tool)\s+install\b[^\n]*?\s(?:git\+)?(?:https?|ssh)://`),
+	withCondIndex(re(`\b(?:pip[0-9.]*|pipx|uv\s+pip|uv\s+tool)\s+install\b[^\n]*?\s(?:git\+)?(?:https?|ssh)://`), findPipURL),
 	re(`\bnpm\s+(?:i|install|add)\b[^\n]*?\s(?:git\+(?:https?|ssh)://|https?://\S+\.(?:tgz|tar\.gz))`),
 }
 
@@ -76,10 +86,10 @@ var (
 
 // Rule 7: decoded and run, or hidden.
 var obfuscatedExec = []*expr{
-	withQuick(re(`\bbase64\s+(?:-[a-z]*d\b|--decode)[^|\n]*\|\s*(?:`+shell+`|`+interpreter+`)`), matchBase64Pipe),
+	withIndex(re(`\bbase64\s+(?:-[a-z]*d\b|--decode)[^|\n]*\|\s*(?:`+shell+`|`+interpreter+`)`), findBase64Pipe),
 	re(`\b(?:xxd\s+-r|openssl\s+(?:base64|enc)\b[^|\n]*\s-d)\b[^|\n]*\|\s*` + shell),
 	withQuick(re(`\b(?:eval|exec|(?:ba|z)?sh\s+-c)\s*["']?\$\([^)\n]*\bbase64\s+(?:-[a-z]*d\b|--decode)`), matchEvalDecode),
-	re(`\bexec\s*\([^\n]*b64decode\b`),
+	withCondIndex(re(`\bexec\s*\([^\n]*b64decode\b`), findExecDecode),
 	encodedCommand,
 	re(`frombase64string\([^\n]*\b(?:iex|invoke-expression)\b|\b(?:iex|invoke-expression)\b[^\n]*frombase64string\(`),
 	hiddenWindow,
@@ -94,9 +104,9 @@ var (
 
 // Rule 8: reverse shells.
 var reverseShell = []*expr{
-	re(`/dev/(?:tcp|udp)/[^/\s]+/\d+`),
+	withCondIndex(re(`/dev/(?:tcp|udp)/[^/\s]+/\d+`), findDevSocket),
 	withQuick(re(`\b(?:nc|ncat|netcat)\b[^\n;|]*\s-[a-z]*[ec]\s+\S*sh\b`), matchNcShell),
-	re(`\bsocat\b[^\n]*\b(?:exec|system):`),
+	withCondIndex(re(`\bsocat\b[^\n]*\b(?:exec|system):`), findSocatExec),
 	re(`\b(?:ba)?sh\s+-i\b[^\n]*\|\s*(?:nc|ncat|netcat)\b`),
 }
 
@@ -112,11 +122,11 @@ var (
 var secretStore = []*expr{
 	withQuick(re(`(?:chrome|chromium|edge|brave|opera|vivaldi|firefox|user data|profiles?)[^\n]{0,60}[/\\](?:login data|cookies|web data|local state)\b`), matchBrowserStore),
 	withQuick(re(`(?:firefox|mozilla|profiles?)[^\n]{0,60}[/\\](?:key4\.db|logins\.json|cookies\.sqlite)\b`), matchFirefoxStore),
-	re(`\bsecurity\s+(?:dump-keychain|find-(?:generic|internet)-password\b[^\n|;]*\s-[a-z]*[wg][a-z]*\b)`),
-	re(`\bwallet\.dat\b|[/\\]exodus[/\\]|\bexodus\.wallet\b|\.electrum[/\\]wallets|\bnkbihfbeogaeaoehlefnkodbefgpgknn\b|\bkeystore[/\\]utc--`),
+	withCondIndex(re(`\bsecurity\s+(?:dump-keychain|find-(?:generic|internet)-password\b[^\n|;]*\s-[a-z]*[wg][a-z]*\b)`), findKeychain),
+	withCondIndex(re(`\bwallet\.dat\b|[/\\]exodus[/\\]|\bexodus\.wallet\b|\.electrum[/\\]wallets|\bnkbihfbeogaeaoehlefnkodbefgpgknn\b|\bkeystore[/\\]utc--`), findWallet),
 	withIndex(re(`\b(?:cat|cp|scp|base64|xxd|head|tail|get-content|gc|tar|zip|rsync|open|read_text|readfile)\b[^\n|;]*\.ssh[/\\](?:id_[a-z0-9_]+(?:[^.\w]|$)|\*)`), findKeyRead),
-	withQuick(re(`\b(?:tar|zip|cp\s+-r|rsync|copy-item)\b[^\n|;]*(?:~|\$home)[/\\]\.(?:ssh|aws|gnupg)\b`), matchArchiveHome),
-	re(`\bfind\b[^\n]*-i?name\s+["']?\.env\b|\b(?:r?glob)\([^)\n]*\.env\b|\bget-childitem\b[^\n]*-(?:filter|include)\s+["']?\.env\b`),
+	withIndex(re(`\b(?:tar|zip|cp\s+-r|rsync|copy-item)\b[^\n|;]*(?:~|\$home)[/\\]\.(?:ssh|aws|gnupg)\b`), findArchiveHome),
+	withCondIndex(re(`\bfind\b[^\n]*-i?name\s+["']?\.env\b|\b(?:r?glob)\([^)\n]*\.env\b|\bget-childitem\b[^\n]*-(?:filter|include)\s+["']?\.env\b`), findEnvSearch),
 }
 
 // Rule 11 and 12: sending.
@@ -180,7 +190,7 @@ func (s *scanner) realTarget(h *prefilter.Hits, t string) bool {
 	}
 	real := false
 	s.targetHosts(t, func(h string) bool {
-		real = !placeholderHost(h)
+		real = !placeholderHost(h, !s.exhaustive)
 		return !real
 	})
 	return real
@@ -224,10 +234,11 @@ func routable(p []string) bool {
 }
 
 // placeholderHost reports whether a host is a placeholder, a variable, or
-// this machine or a private or documentation address.
-func placeholderHost(h string) bool {
+// this machine or a private or documentation address; with quick set,
+// placeholder's matcher written by hand (matchPlaceholder) reads it.
+func placeholderHost(h string, quick bool) bool {
 	h = strings.ToLower(strings.Trim(h, "[]"))
-	if strings.ContainsAny(h, "<>{}$%") || placeholder.MatchString(" "+h) {
+	if strings.ContainsAny(h, "<>{}$%") || quick && placeholder.quick(" "+h) || !quick && placeholder.MatchString(" "+h) {
 		return true
 	}
 	for _, w := range []string{"attacker", "evil", "malicious", "example", "your", "lhost", "rhost", "target", "victim"} {
@@ -248,8 +259,8 @@ func placeholderHost(h string) bool {
 var (
 	override = []*expr{
 		withIndex(re(`\b(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+|any\s+|the\s+|your\s+|of\s+|my\s+)*(?:previous|prior|above|earlier|preceding|original|system|safety)\s+(?:instructions|prompts?|rules|guidelines|directives|messages|context)\b`), findOverride),
-		re(`\b(?:your|the\s+following\s+is\s+(?:your|the))\s+new\s+system\s+prompt\b|\bnew\s+system\s+prompt\s*:`),
-		re(`\byou\s+are\s+now\s+in\s+(?:developer|dan|god|jailbreak|unrestricted)\s+mode\b`),
+		withCondIndex(re(`\b(?:your|the\s+following\s+is\s+(?:your|the))\s+new\s+system\s+prompt\b|\bnew\s+system\s+prompt\s*:`), findNewPrompt),
+		withCondIndex(re(`\byou\s+are\s+now\s+in\s+(?:developer|dan|god|jailbreak|unrestricted)\s+mode\b`), findNowInMode),
 	}
 	conceal = []*expr{
 		withIndex(re(`\b(?:do\s+not|don'?t|never)\s+(?:tell|mention|inform|notify|reveal|disclose)\s+(?:(?:this|that|it|anything|any\s+of\s+this|these\s+steps)\s+)?(?:to\s+)?(?:the\s+)?user(?:\s*(?:$|[.,;:!)\]-])|\s+(?:that|what|you|anything|about\s+(?:this|it|these|that|the\s+(?:command|script|download|upload|request|file|step|installation)s?)\b))`), findConceal),
@@ -523,10 +534,10 @@ func (s *scanner) credentialMatch(h *prefilter.Hits, t string, part bool) []int 
 	} else {
 		loc = firstEnvFile(t[q:r])
 	}
-	if loc == nil {
-		return nil
+	if loc != nil {
+		loc[0], loc[1] = q+loc[0], q+loc[1]
 	}
-	return []int{q + loc[0], q + loc[1]}
+	return loc
 }
 
 // envFile returns the first match of dotEnv in t (the matches do not
@@ -625,10 +636,10 @@ func (s *scanner) lf() *prefilter.Filter {
 // when the line lacks the strings every match of e holds. An audit with
 // exhaustive set runs every expression on every line.
 func (s *scanner) may(h *prefilter.Hits, e *expr) bool {
-	if !s.exhaustive && (e.quick != nil || e.index != nil) {
+	if !s.exhaustive && (e.quick != nil || e.index != nil) && !e.cond {
 		// Its matcher written by hand answers exactly, for less than
 		// its condition costs: only whether the line touches it is
-		// asked.
+		// asked (unless cond keeps the condition first).
 		return h.AnyTouched(e.id, e.id+1)
 	}
 	return s.exhaustive || s.lf().May(h, e.id)
@@ -666,11 +677,13 @@ func (s *scanner) find(h *prefilter.Hits, e *expr, t string) []int {
 	if !ok {
 		return nil
 	}
+	// What findIn returns is the caller's own: it is placed on the line
+	// where it is.
 	loc := s.findIn(e, t[q:r])
-	if loc == nil {
-		return nil
+	if loc != nil {
+		loc[0], loc[1] = q+loc[0], q+loc[1]
 	}
-	return s.loc(q+loc[0], q+loc[1])
+	return loc
 }
 
 // loc returns the location [lo, hi), cut from a block that find's
@@ -816,7 +829,7 @@ func (s *scanner) inertDecode(name string, lines []line, i int) bool {
 		return false
 	}
 	for j := max(0, i-3); j < min(len(lines), i+4); j++ {
-		if redefines(&lines[j]) {
+		if redefines(&lines[j], !s.exhaustive) {
 			return false
 		}
 	}
@@ -870,16 +883,17 @@ func (s *scanner) inertDecode(name string, lines []line, i int) bool {
 }
 
 // redefines reports whether a line gives b64decode or
-// FromBase64String another meaning, asking redefined once of a line
+// FromBase64String another meaning (with quick set, as matchRedefined
+// reads it), asking redefined once of a line
 // however many windows hold it, and only of a line that holds what
 // each of its matches holds: "64", and "def", "=" or "function" (in
 // any case: no character outside ASCII folds to one of their letters).
-func redefines(l *line) bool {
+func redefines(l *line, quick bool) bool {
 	if !l.redefinesAsked {
 		t := l.clean
 		l.redefines = strings.Contains(t, "64") &&
 			(strings.IndexByte(t, '=') >= 0 || containsFold(t, "def") || containsFold(t, "function")) &&
-			redefined.MatchString(t)
+			(quick && matchRedefined(t) || !quick && redefined.MatchString(t))
 		l.redefinesAsked = true
 	}
 	return l.redefines
@@ -1070,7 +1084,7 @@ func reservedHost(h string) bool {
 			return true
 		}
 	}
-	return ipv4.MatchString(h) && placeholderHost(h)
+	return ipv4.MatchString(h) && placeholderHost(h, false)
 }
 
 // reportLabel is the label a security skill's example report puts

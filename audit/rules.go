@@ -27,6 +27,72 @@ const (
 	ruleDirectRun           = "direct-run"
 )
 
+// ruleIDs are the rule ids in the package doc's order; a rule's index
+// there (ruleIndex) numbers it where the audit counts findings by rule.
+var ruleIDs = [numRules]string{
+	ruleUnicodeTag, ruleBidiControl, ruleZeroWidth, ruleTerminalEscape, ruleDownloadExec, rulePrerequisiteInstall,
+	ruleObfuscatedExec, ruleReverseShell, ruleCredentialRead, ruleSecretStoreRead, ruleExfiltration, ruleFileUpload,
+	ruleInstructionOverride, ruleConcealFromUser, ruleQuotedInjection, ruleExecutableBinary, ruleExecBit,
+	ruleBinaryFile, ruleSymlink, ruleLargeFile, ruleAttackExample, ruleMalformedText, ruleDirectRun,
+}
+
+// numRules is how many rules there are.
+const numRules = 23
+
+// ruleIndex returns the index of rule id in ruleIDs. An id of no rule
+// is a fault of the audit's own.
+func ruleIndex(id string) int {
+	switch id {
+	case ruleUnicodeTag:
+		return 0
+	case ruleBidiControl:
+		return 1
+	case ruleZeroWidth:
+		return 2
+	case ruleTerminalEscape:
+		return 3
+	case ruleDownloadExec:
+		return 4
+	case rulePrerequisiteInstall:
+		return 5
+	case ruleObfuscatedExec:
+		return 6
+	case ruleReverseShell:
+		return 7
+	case ruleCredentialRead:
+		return 8
+	case ruleSecretStoreRead:
+		return 9
+	case ruleExfiltration:
+		return 10
+	case ruleFileUpload:
+		return 11
+	case ruleInstructionOverride:
+		return 12
+	case ruleConcealFromUser:
+		return 13
+	case ruleQuotedInjection:
+		return 14
+	case ruleExecutableBinary:
+		return 15
+	case ruleExecBit:
+		return 16
+	case ruleBinaryFile:
+		return 17
+	case ruleSymlink:
+		return 18
+	case ruleLargeFile:
+		return 19
+	case ruleAttackExample:
+		return 20
+	case ruleMalformedText:
+		return 21
+	case ruleDirectRun:
+		return 22
+	}
+	panic("audit: no rule " + id)
+}
+
 // allRules returns every rule, in the package doc's order.
 func allRules() []Rule {
 	return []Rule{

@@ -69,6 +69,15 @@ func (s *scanner) add(rule, file string, line int, ex span, msg string) {
 	}
 }
 
+// addf is add with the message written by msg, only for a finding
+// kept: a text dense with hidden characters finds tens of thousands
+// that the caps omit.
+func (s *scanner) addf(rule, file string, line int, ex span, msg func() string) {
+	if s.keep.admit(rule, file, line) {
+		s.keep.keep(Finding{Rule: rule, Severity: severities[rule], File: file, Line: line, Excerpt: strings.Clone(excerptAt(ex.line, ex.at)), Message: strings.Clone(msg())})
+	}
+}
+
 // span is where an excerpt is taken: a line, or a part of it, and the
 // byte offset of the match in it. The zero span makes no excerpt.
 type span struct {

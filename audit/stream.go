@@ -217,7 +217,7 @@ func (w *fileWriter) Close() error {
 		sc.content(w.name, w.mode, data)
 	}
 	e.read = int64(len(data))
-	e.found, e.omitted = sc.keep.kept, sc.keep.omitted
+	e.found, e.omitted = sc.keep.kept, sc.keep.omittedCounts()
 	e.runs = sc.runs
 	if len(sc.bundled) > 0 {
 		e.program = &sc.bundled[0]
@@ -274,12 +274,7 @@ func (s *Scanner) Report(dir string) (Report, error) {
 		for _, found := range f.e.found {
 			take(found, f.rel)
 		}
-		for rule, n := range f.e.omitted {
-			if k.omitted == nil {
-				k.omitted = Omitted{}
-			}
-			k.omitted[rule] += n
-		}
+		k.omit(f.e.omitted)
 	}
 	// Rule 23, once the tree's files are known, as Tree reports it:
 	// after every other rule, in the order of the files.
@@ -297,7 +292,7 @@ func (s *Scanner) Report(dir string) (Report, error) {
 		take(Finding{Rule: ruleDirectRun, Severity: severities[ruleDirectRun], Line: r.line, Excerpt: r.excerpt, Message: msg}, file)
 	})
 	sortFindings(k.kept)
-	return Report{Findings: k.kept, Omitted: k.omitted}, nil
+	return Report{Findings: k.kept, Omitted: k.omittedCounts()}, nil
 }
 
 // walkOrder compares two paths of a tree in the order [fs.WalkDir] comes

@@ -617,8 +617,9 @@ func (s *scanner) unicode(name string, l line, first bool) bool {
 			}
 			j := skip(raw, i, isTag)
 			if !tagged {
-				s.add(ruleUnicodeTag, name, l.n, span{raw, i},
-					fmt.Sprintf("%d tag characters, which read as %q", utf8.RuneCountInString(raw[i:j]), untag(raw[i:j])))
+				s.addf(ruleUnicodeTag, name, l.n, span{raw, i}, func() string {
+					return fmt.Sprintf("%d tag characters, which read as %q", utf8.RuneCountInString(raw[i:j]), untag(raw[i:j]))
+				})
 				tagged = true
 			}
 			found = true
@@ -628,7 +629,7 @@ func (s *scanner) unicode(name string, l line, first bool) bool {
 		}
 		if isBidi(r) {
 			if !bidi {
-				s.add(ruleBidiControl, name, l.n, span{raw, i}, fmt.Sprintf("bidirectional control U+%04X", r))
+				s.addf(ruleBidiControl, name, l.n, span{raw, i}, func() string { return fmt.Sprintf("bidirectional control U+%04X", r) })
 				bidi = true
 			}
 			found = true
@@ -644,22 +645,33 @@ func (s *scanner) unicode(name string, l line, first bool) bool {
 		j := skip(raw, i, invisible)
 		run := utf8.RuneCountInString(raw[i:j])
 		next, _ := utf8.DecodeRuneInString(raw[j:])
-		msg := ""
+		// The message, written for a finding kept: of a run, or of one
+		// inside a word.
+		hides, inWord := false, false
 		switch {
 		case run >= 3:
-			msg = fmt.Sprintf("%d invisible characters in a row", run)
+			hides = true
 		case r == 0xfeff && first && i == 0:
 		case isVariationSelector(r):
 		case i > 0 && j < len(raw) && isASCIIWord(prev) && isASCIIWord(next):
-			msg = fmt.Sprintf("invisible U+%04X inside a word", r)
+			hides, inWord = true, true
 		}
-		if msg != "" {
+		if hides {
 			if !zeroWidth {
-				rule := ruleZeroWidth
+				rule, example := ruleZeroWidth, false
 				if run == 1 && !invisibleAfter(raw[j:]) && documentedInvisible(name, raw, i, j) {
-					rule, msg = ruleAttackExample, msg+", quoted on a line that names it (an example)"
+					rule, example = ruleAttackExample, true
 				}
-				s.add(rule, name, l.n, span{raw, i}, msg)
+				s.addf(rule, name, l.n, span{raw, i}, func() string {
+					msg := fmt.Sprintf("invisible U+%04X inside a word", r)
+					if !inWord {
+						msg = fmt.Sprintf("%d invisible characters in a row", run)
+					}
+					if example {
+						msg += ", quoted on a line that names it (an example)"
+					}
+					return msg
+				})
 				zeroWidth = true
 			}
 			found = true
@@ -728,7 +740,7 @@ func (s *scanner) controls(name string, l line) {
 		case r == 0x1b && i+1 < len(l.raw) && strings.IndexByte(escapeFinal, l.raw[i+1]) >= 0:
 			s.add(ruleTerminalEscape, name, l.n, span{l.raw, i}, "an escape sequence (ESC)")
 		case r >= 0x80 && r <= 0x9f:
-			s.add(ruleTerminalEscape, name, l.n, span{l.raw, i}, fmt.Sprintf("a C1 control character U+%04X", r))
+			s.addf(ruleTerminalEscape, name, l.n, span{l.raw, i}, func() string { return fmt.Sprintf("a C1 control character U+%04X", r) })
 		case r == '\b':
 			s.add(ruleTerminalEscape, name, l.n, span{l.raw, i}, "a backspace, which overwrites text on a terminal")
 		case r == '\r':

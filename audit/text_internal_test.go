@@ -57,8 +57,9 @@ func TestFileControls(t *testing.T) {
 	}
 }
 
-// TestRedefines holds redefines, which asks redefined only of lines that
-// hold what its matches hold, to the expression's own answer.
+// TestRedefines holds redefines, which asks redefined (or its matcher
+// written by hand) only of lines that hold what its matches hold, to
+// the expression's own answer.
 func TestRedefines(t *testing.T) {
 	parts := []string{"def", "DEF", "Def", " ", "\t", "b64decode", "B64Decode", "frombase64string", "FromBase64String", "frombaſe64ſtring",
 		"=", "==", "= 1", "function", "FUNCTION", "Function", "x.", "exec(", "64", ":", "lambda s: k", "\u212a", "é"}
@@ -68,9 +69,11 @@ func TestRedefines(t *testing.T) {
 		for range 1 + r.IntN(6) {
 			b.WriteString(parts[r.IntN(len(parts))])
 		}
-		l := line{clean: b.String()}
-		if got, want := redefines(&l), redefined.MatchString(l.clean); got != want {
-			t.Fatalf("redefines(%q) = %v, redefined matches: %v", l.clean, got, want)
+		for _, quick := range []bool{false, true} {
+			l := line{clean: b.String()}
+			if got, want := redefines(&l, quick), redefined.MatchString(l.clean); got != want {
+				t.Fatalf("redefines(%q, %v) = %v, redefined matches: %v", l.clean, quick, got, want)
+			}
 		}
 	}
 }

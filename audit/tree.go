@@ -158,7 +158,7 @@ func (t *treeScan) run() (Report, error) {
 		}
 	})
 	sortFindings(t.keep.kept)
-	return Report{Findings: t.keep.kept, Omitted: t.keep.omitted}, nil
+	return Report{Findings: t.keep.kept, Omitted: t.keep.omittedCounts()}, nil
 }
 
 // entry reads one file of the tree into the current batch, and hands the
@@ -286,12 +286,7 @@ func (t *treeScan) merge(b *batch) {
 					t.keep.keep(found)
 				}
 			}
-			for rule, n := range f.keep.omitted {
-				if t.keep.omitted == nil {
-					t.keep.omitted = Omitted{}
-				}
-				t.keep.omitted[rule] += n
-			}
+			t.keep.omitFrom(&f.keep)
 		}
 	}
 }
