@@ -352,9 +352,15 @@ func firstBytes(first string) (table [256]bool) {
 // pipe or newline: a later one before the same pipe reaches it no
 // sooner. A command's match may span a newline, which is passed over
 // with it, and which ends the stretch of a command before it.
-func pipedAfter(t string, first *[256]bool, at func(t string, i int) int, into func(t string, p int, tried [2]int) (int, [2]int)) []int {
+func pipedAfter(t string, first *[256]bool, at func(t string, i int) int, into func(t string, p int, st pipeState) (int, pipeState)) []int {
+	loc, _ := pipedAfterState(t, first, at, into)
+	return loc
+}
+
+// pipedAfterState is pipedAfter, which also returns what into learnt.
+func pipedAfterState(t string, first *[256]bool, at func(t string, i int) int, into func(t string, p int, st pipeState) (int, pipeState)) ([]int, pipeState) {
 	start := -1      // the first command since the last pipe or newline
-	var tried [2]int // what into learnt of the pipes before (runnerEnd)
+	var st pipeState // what into learnt of the pipes before (runnerEnd)
 	for i := 0; i < len(t); i++ {
 		// first holds the newline and the pipe too: one look a byte
 		// passes over the rest.
@@ -368,8 +374,8 @@ func pipedAfter(t string, first *[256]bool, at func(t string, i int) int, into f
 		case c == '|':
 			if start >= 0 {
 				var e int
-				if e, tried = into(t, skipSpace(t, i+1), tried); e >= 0 {
-					return []int{start, e}
+				if e, st = into(t, skipSpace(t, i+1), st); e >= 0 {
+					return []int{start, e}, st
 				}
 			}
 			start = -1
@@ -382,7 +388,7 @@ func pipedAfter(t string, first *[256]bool, at func(t string, i int) int, into f
 			}
 		}
 	}
-	return nil
+	return nil, st
 }
 
 // runnerEnd returns where shell or interpreter (patterns.go) matches at
@@ -391,17 +397,13 @@ func pipedAfter(t string, first *[256]bool, at func(t string, i int) int, into f
 // options before fewer, a path's last directory before an earlier one
 // and `env ` before none.
 //
-// tried holds the first and the last word of sudo's options where a
-// shell was looked for in vain after each, at a pipe before on the
-// line (tried[1] is 0 when none was), which runnerEnd returns updated
-// with its own, so that a line of pipes into sudo,
-// each inside an option of the one before ("|sudo -a|sudo -a|..."), is
-// read once, not once a pipe: a word there starts the same run of
-// options as there, to the same end.
-func runnerEnd(t string, p int, tried [2]int) (int, [2]int) {
+// st is what runnerEnd learnt at the pipes before on the line, which
+// it returns updated with what it learns here (pipeState).
+func runnerEnd(t string, p int, st pipeState) (int, pipeState) {
 	if p == len(t) {
-		return -1, tried
+		return -1, st
 	}
+	tried := &st.tried
 	sudo, ok := sudoEnd(t, p)
 	if ok {
 		// `(?:-\S+\s+)*`: each option a whole word and the spaces after
@@ -423,8 +425,8 @@ func runnerEnd(t string, p int, tried [2]int) (int, [2]int) {
 			q = next
 		}
 		for k := len(qs) - 1; k >= 0; k-- {
-			if e := pathEnd(t, qs[k], shellEnd); e >= 0 {
-				return e, tried
+			if e := st.pathEnd(t, qs[k], shellKind); e >= 0 {
+				return e, st
 			}
 		}
 		if !known || tried[1] == 0 {
@@ -432,15 +434,15 @@ func runnerEnd(t string, p int, tried [2]int) (int, [2]int) {
 		}
 		tried[0] = sudo
 	}
-	if e := pathEnd(t, p, shellEnd); e >= 0 {
-		return e, tried
+	if e := st.pathEnd(t, p, shellKind); e >= 0 {
+		return e, st
 	}
 	if ok {
-		if e := pathEnd(t, sudo, interpreterEnd); e >= 0 {
-			return e, tried
+		if e := st.pathEnd(t, sudo, interpreterKind); e >= 0 {
+			return e, st
 		}
 	}
-	return pathEnd(t, p, interpreterEnd), tried
+	return st.pathEnd(t, p, interpreterKind), st
 }
 
 // sudoEnd returns where `sudo\s+` at p of t ends.
@@ -451,16 +453,66 @@ func sudoEnd(t string, p int) (int, bool) {
 	return 0, false
 }
 
-// pathEnd returns where `(?:\S*/)?` and then what end matches (its end,
-// else -1) match at q of t end, or -1: after the word's last slash
-// first, then after each one before, then at q.
-func pathEnd(t string, q int, end func(t string, n int) int) int {
-	for n := tokenEnd(t, q); n > q; n-- {
-		if t[n-1] == '/' {
-			if e := end(t, n); e >= 0 {
-				return e
+// pipeState is what runnerEnd learns at a pipe of a line and hands to
+// the next pipe's, so that a line of many pipes is read once, not once
+// a pipe.
+type pipeState struct {
+	// tried holds the first and the last word of sudo's options where a
+	// shell was looked for in vain after each (tried[1] is 0 when none
+	// was), so that a line of pipes into sudo, each inside an option of
+	// the one before ("|sudo -a|sudo -a|..."), is read once: a word
+	// there starts the same run of options as there, to the same end.
+	tried [2]int
+	// A run of bytes of no \s, [from, to), and in it, by the kind of
+	// runner (shellKind, interpreterKind; known tells which are), the
+	// last slash after which that runner matches, or -1: pathEnd at any
+	// q of the run is then known without reading the rest of the run
+	// again, so that a line of pipes without spaces ("curl|curl|...")
+	// is read once.
+	from, to int
+	known    [2]bool
+	slash    [2]int
+	// read counts the bytes pathEnd read to learn the runs: at most
+	// three times each run's length, once to its end and once back for
+	// each kind (TestPipesReadOnce).
+	read int
+}
+
+// The kinds of runner pathEnd looks for, and their matchers.
+const (
+	shellKind = iota
+	interpreterKind
+)
+
+var runnerEnds = [2]func(t string, n int) int{shellEnd, interpreterEnd}
+
+// pathEnd returns where `(?:\S*/)?` and then the runner of kind (its
+// matcher's end, else -1) match at q of t end, or -1: after the word's
+// last slash first, then after each one before, then at q. Where the
+// runner matches after a slash depends on the slash alone, so the first
+// slash from the word's end that it matches after is the run's last
+// such slash when that is at or after q, and none otherwise: it is
+// found once for the run and kept in st.
+func (st *pipeState) pathEnd(t string, q int, kind int) int {
+	end := runnerEnds[kind]
+	if q < st.from || q >= st.to {
+		st.from, st.to, st.known = q, tokenEnd(t, q), [2]bool{}
+		st.read += st.to - st.from
+	}
+	if !st.known[kind] {
+		st.slash[kind] = -1
+		n := st.to
+		for ; n > st.from; n-- {
+			if t[n-1] == '/' && end(t, n) >= 0 {
+				st.slash[kind] = n - 1
+				break
 			}
 		}
+		st.known[kind] = true
+		st.read += st.to - n
+	}
+	if s := st.slash[kind]; s >= q {
+		return end(t, s+1)
 	}
 	return end(t, q)
 }
@@ -1164,8 +1216,8 @@ var base64First = firstBytes("b")
 func findWebPipe(t string) []int {
 	return pipedAfter(t, &webFirst, func(t string, i int) int {
 		return wordAt(t, i, "iwr", "irm", "invoke-webrequest", "invoke-restmethod")
-	}, func(t string, p int, tried [2]int) (int, [2]int) {
-		return wordAt(t, p, "iex", "invoke-expression"), tried
+	}, func(t string, p int, st pipeState) (int, pipeState) {
+		return wordAt(t, p, "iex", "invoke-expression"), st
 	})
 }
 
@@ -1766,7 +1818,17 @@ func findArchiveHome(t string) []int {
 				}
 			}
 		}
-		i = hi
+		// A later command of the stretch finds no more, but for a
+		// `cp\s+-r` whose \s+ runs over the newline that ends it, which
+		// starts a stretch of the lines after.
+		i = hi - 1
+		if hi < len(t) && t[hi] == '\n' {
+			if k := spacesBefore(t, hi, e) - len("cp"); k >= e {
+				if _, ok := foldAt(t, k, "cp"); ok && boundaryAt(t, k) {
+					i = k - 1
+				}
+			}
+		}
 	}
 	return nil
 }
@@ -2372,10 +2434,26 @@ func findExecDecode(t string) []int {
 				return []int{i, f}
 			}
 		}
-		// A later exec( on the line finds no more.
-		i = hi
+		// A later exec( on the line finds no more, but for an exec that
+		// ends the line: its \s* runs over the newline, and its
+		// b64decode is on a line after.
+		i = hi - 1
+		if k := spacesBefore(t, hi, e+1) - len("exec"); k > e {
+			if _, ok := foldAt(t, k, "exec"); ok && boundaryAt(t, k) {
+				i = k - 1
+			}
+		}
 	}
 	return nil
+}
+
+// spacesBefore returns where the run of bytes of \s that ends at hi
+// (hi itself not counted) starts, looking back no further than lo.
+func spacesBefore(t string, hi, lo int) int {
+	for hi > lo && spaceByte(t[hi-1]) {
+		hi--
+	}
+	return hi
 }
 
 // findSocatExec is reverseShell's FindStringIndex of

@@ -196,6 +196,10 @@ func FuzzHandWritten(f *testing.F) {
 		f.Add(text)
 	}
 	f.Add(audittext.DenseKeywords(4<<10, 6))
+	// A command whose \s runs over a newline, after one that found
+	// nothing on its line (TestFindersAcrossNewlines).
+	f.Add("exec(exec\n(b64decode")
+	f.Add("tar cp\n-r ~/.ssh")
 	f.Fuzz(func(t *testing.T, text string) {
 		for _, c := range audit.HandChecks() {
 			if got, want := c.Check(text); !cmp.Equal(got, want) {
