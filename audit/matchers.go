@@ -971,22 +971,31 @@ func nextIPv4(t string, pos int) (start, end int, parts [4]string) {
 // t (the group that matched), in order, the matches not overlapping,
 // until yield returns false.
 func targetHosts(t string, yield func(host string) bool) {
+	targetHostsRead(t, yield)
+}
+
+// targetHostsRead is targetHosts; it returns how many bytes its nc
+// commands read, which the rest of a stretch looked at in vain bounds
+// (ncState).
+func targetHostsRead(t string, yield func(host string) bool) int {
+	nc := ncState{searched: -1}
 	for s := 0; s < len(t); s++ {
-		host, end := targetAt(t, s)
+		host, end := targetAt(t, s, &nc)
 		if end < 0 {
 			continue
 		}
 		if !yield(host) {
-			return
+			break
 		}
 		s = end - 1
 	}
+	return nc.read
 }
 
 // targetAt returns the host of targetHost's match at s of t and where
 // the match ends, or -1: a URL's host, a /dev/tcp path's, a socat
 // address's, or the host an nc command is given with a port.
-func targetAt(t string, s int) (host string, end int) {
+func targetAt(t string, s int, nc *ncState) (host string, end int) {
 	switch c := t[s] | 0x20; {
 	case t[s] == '/':
 		return devHost(t, s)
@@ -995,7 +1004,7 @@ func targetAt(t string, s int) (host string, end int) {
 	case c == 't':
 		return socatHost(t, s)
 	case c == 'n':
-		return ncHost(t, s)
+		return nc.host(t, s)
 	}
 	return "", -1
 }
@@ -1087,37 +1096,59 @@ func socatHost(t string, s int) (string, int) {
 	return t[e+1 : h], h + 2
 }
 
-// ncHost is targetHost's
-// `\b(?:nc|ncat|netcat)\b[^\n|;]*?\s(host)\s+\d{1,5}\b`: the first word
-// of the command after a space that is a host name or an IPv4 address
-// (the whole word, which a space follows) and is followed by a port.
-func ncHost(t string, s int) (string, int) {
+// ncState is what the nc commands of a text learn: the end of the
+// stretch without `\n|;` the last one looked at in vain, and how many
+// bytes they read.
+type ncState struct {
+	// searched: an nc command before it found no host in the rest of
+	// its stretch, which is all any nc command after it (and before
+	// searched) would look at.
+	searched int
+	read     int
+}
+
+// host is targetHost's
+// `\b(?:nc|ncat|netcat)\b[^\n|;]*?\s(host)\s+\d{1,5}\b` at s of t: the
+// first word of the command after a space that is a host name or an
+// IPv4 address (the whole word, which a space follows) and is followed
+// by a port.
+func (st *ncState) host(t string, s int) (string, int) {
+	if s < st.searched {
+		return "", -1
+	}
 	e := wordAt(t, s, "nc", "ncat", "netcat")
 	if e < 0 {
 		return "", -1
 	}
-	hi := len(t)
-	if j := strings.IndexAny(t[e:], "\n|;"); j >= 0 {
-		hi = e + j
-	}
-	for p := e; p <= hi && p < len(t); p++ {
-		if !spaceByte(t[p]) {
+	for p := e; p < len(t); p++ {
+		st.read++
+		c := t[p]
+		if c == '|' || c == ';' {
+			st.searched = p
+			return "", -1
+		}
+		if !spaceByte(c) {
 			continue
 		}
 		g := p + 1
 		te := tokenEnd(t, g)
-		if te == len(t) || !hostWord(t[g:te]) {
-			continue
+		st.read += te - g
+		if te < len(t) && hostWord(t[g:te]) {
+			d := skipSpace(t, te)
+			n := d
+			for n < len(t) && '0' <= t[n] && t[n] <= '9' {
+				n++
+			}
+			if n > d && n-d <= 5 && (n == len(t) || !wordByte(t[n])) {
+				return t[g:te], n
+			}
 		}
-		d := skipSpace(t, te)
-		n := d
-		for n < len(t) && '0' <= t[n] && t[n] <= '9' {
-			n++
-		}
-		if n > d && n-d <= 5 && (n == len(t) || !wordByte(t[n])) {
-			return t[g:te], n
+		if c == '\n' {
+			st.searched = p
+			return "", -1
 		}
 	}
+	st.searched = len(t)
 	return "", -1
 }
 
@@ -1125,9 +1156,7 @@ func ncHost(t string, s int) (string, int) {
 // `[A-Za-z0-9][\w.-]*\.[A-Za-z]{2,}` or `\d{1,3}(?:\.\d{1,3}){3}`, case
 // insensitive.
 func hostWord(w string) bool {
-	if parts := strings.Split(w, "."); len(parts) == 4 && !slices.ContainsFunc(parts, func(p string) bool {
-		return p == "" || len(p) > 3 || strings.Trim(p, "0123456789") != ""
-	}) {
+	if ipv4Word(w) {
 		return true
 	}
 	if w == "" || w[0] == '_' || foldWordAt(w, 0) == 0 {
@@ -1153,6 +1182,22 @@ func hostWord(w string) bool {
 		i += max(n, 1)
 	}
 	return letters >= 2
+}
+
+// ipv4Word reports whether the whole of w is `\d{1,3}(?:\.\d{1,3}){3}`.
+func ipv4Word(w string) bool {
+	dots, digits := 0, 0
+	for i := 0; i < len(w); i++ {
+		switch {
+		case w[i] == '.' && digits > 0:
+			dots, digits = dots+1, 0
+		case '0' <= w[i] && w[i] <= '9' && digits < 3:
+			digits++
+		default:
+			return false
+		}
+	}
+	return dots == 3 && digits > 0
 }
 
 // matchProgramURL is programURL's MatchString: a URL whose path (or a
@@ -1733,6 +1778,16 @@ func matchPrintenvPipe(t string) bool {
 // eval, exec or a shell's -c given a command substitution that decodes
 // base64 before it closes or its line ends.
 func matchEvalDecode(t string) bool {
+	ok, _ := matchEvalDecodeRead(t)
+	return ok
+}
+
+// matchEvalDecodeRead is matchEvalDecode; it also returns how many
+// bytes the command substitutions' scans read: a substitution that
+// opens before the ')' or newline where the last scan stopped in vain
+// stops there too, with no decode before it, and is not read again.
+func matchEvalDecodeRead(t string) (bool, int) {
+	stop, read := -1, 0
 	for i := 0; i < len(t); i++ {
 		if c := t[i] | 0x20; c != 'e' && c != 'b' && c != 'z' && c != 's' && t[i] != 0xc5 || !boundaryAt(t, i) {
 			continue
@@ -1759,16 +1814,19 @@ func matchEvalDecode(t string) bool {
 		if j < len(t) && (t[j] == '"' || t[j] == '\'') {
 			j++
 		}
-		if !strings.HasPrefix(t[j:], "$(") {
+		if j < stop || !strings.HasPrefix(t[j:], "$(") {
 			continue
 		}
-		for q := j + 2; q < len(t) && t[q] != ')' && t[q] != '\n'; q++ {
+		q := j + 2
+		for ; q < len(t) && t[q] != ')' && t[q] != '\n'; q++ {
+			read++
 			if t[q]|0x20 == 'b' && base64DecodeAt(t, q) >= 0 {
-				return true
+				return true, read
 			}
 		}
+		stop = q
 	}
-	return false
+	return false, read
 }
 
 // findArchiveHome is secretStore's FindStringIndex of
