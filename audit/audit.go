@@ -382,7 +382,8 @@
 // Both are joined with the folder of a cd earlier in the command (in
 // the same subshell) to a relative folder, or to a variable whose name
 // holds "skill" or is baseDir (the skill's folder); after a cd to any
-// other folder no path is read. So a URL, an absolute path or one
+// other folder, or to one whose path from the skill's root is longer
+// than 1 KiB (as no path run is read longer), no path is read. So a URL, an absolute path or one
 // under ~ (/usr/local/bin/tool, a file of the machine), ./configure or
 // ./gradlew of another project (not in the skill), a folder, a file
 // that is not a program (a reference's Markdown, a CSV) and a path

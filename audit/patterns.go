@@ -1153,25 +1153,45 @@ var (
 // aboutRunning is what an ask must be about: installing or running.
 var aboutRunning = lazyCompile(`(?i)\b(?:install(?:s|ed|er|ing)?|run(?:s|ning)?|download(?:s|ed|ing)?|set\s*up|proceed|execute)\b`)
 
-// sentence returns the sentence of t that holds bytes [at, end): from
-// the end of the one before (., !, ? or a blank line) to its own end.
-func sentence(t string, at, end int) string {
-	ends := func(s string) int { return strings.IndexAny(s, ".!?") }
-	lo := 0
-	for j := at - 1; j >= 0; j-- {
-		if strings.IndexByte(".!?", t[j]) >= 0 || t[j] == '\n' && j > 0 && t[j-1] == '\n' {
-			lo = j + 1
+// askedFirst reports whether t asks the user first (askUser) in a
+// sentence about installing or running (aboutRunning) that starts
+// before byte cut; read counts the bytes it looked at (for tests). A
+// sentence runs from the end of the one before (., !, ? or a blank
+// line) to its own end; each is read once, however many asks it holds.
+func askedFirst(t string, cut int) (asked bool, read int) {
+	seen, lo := 0, 0         // the sentence of a byte before seen starts at lo
+	hi := -1                 // where the sentence of the last ask ends
+	doneLo, doneHi := -1, -1 // the last sentence read
+	for _, m := range askUser.FindAllStringIndex(t, -1) {
+		if m[0] >= cut {
 			break
 		}
+		for ; seen < m[0]; seen++ {
+			if strings.IndexByte(".!?", t[seen]) >= 0 || t[seen] == '\n' && seen > 0 && t[seen-1] == '\n' {
+				lo = seen + 1
+			}
+			read++
+		}
+		// The first ., !, ? or blank line at or after the ask's end: the
+		// one found for the ask before, if this one ends before it.
+		if m[1] > hi {
+			for hi = m[1]; hi < len(t); hi++ {
+				read++
+				if strings.IndexByte(".!?", t[hi]) >= 0 || t[hi] == '\n' && hi+1 < len(t) && t[hi+1] == '\n' {
+					break
+				}
+			}
+		}
+		if lo == doneLo && hi == doneHi {
+			continue
+		}
+		doneLo, doneHi = lo, hi
+		read += hi - lo
+		if aboutRunning.MatchString(t[lo:hi]) {
+			return true, read
+		}
 	}
-	hi := len(t)
-	if k := ends(t[end:]); k >= 0 {
-		hi = end + k
-	}
-	if k := strings.Index(t[end:hi], "\n\n"); k >= 0 {
-		hi = end + k
-	}
-	return t[lo:hi]
+	return false, read
 }
 
 // confirmed reports whether the download on line i is offered only on
@@ -1205,12 +1225,8 @@ func confirmed(name string, lines []line, i, at int) bool {
 			cut += len(l.clean) + 1
 		}
 		cut += at
-		for _, m := range askUser.FindAllStringIndex(t, -1) {
-			if m[0] < cut && aboutRunning.MatchString(sentence(t, m[0], m[1])) {
-				return true
-			}
-		}
-		return false
+		asked, _ := askedFirst(t, cut)
+		return asked
 	}
 	var before strings.Builder
 	for _, l := range lines[lo:i] {

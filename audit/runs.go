@@ -276,6 +276,7 @@ func (s *scanner) commandRuns(name string, l line, t string, off int, mode runMo
 			redirect = false
 		case cdArg:
 			cdArg = false
+			s.cdRead += len(cwd) + len(w)
 			cwd, lost = cdTo(cwd, w)
 		case !cmd:
 		case first && (w == "$" || w == "%"):
@@ -355,7 +356,9 @@ func runsNext(w string) bool {
 
 // cdTo returns the folder a command's cd to w leads to, relative to the
 // skill's root, from cwd; lost when rule 23 does not read it (an
-// absolute path, a variable that does not name the skill).
+// absolute path, a variable that does not name the skill, a folder
+// whose path is longer than maxRunPath: so cwd is never longer, and
+// each cd of a line of many reads a bounded number of bytes).
 func cdTo(cwd, w string) (string, bool) {
 	p := unquote(w)
 	if rest, ok := skillDirPrefix(p); ok {
@@ -370,7 +373,34 @@ func cdTo(cwd, w string) (string, bool) {
 	if p == "" || p[0] == '/' || p[0] == '~' || p[0] == '-' || strings.ContainsAny(p, "$`*?[{\\") {
 		return "", true
 	}
-	return path.Join(cwd, p), false
+	if cwd != "" && cwd != "." && plainPath(p) {
+		// What path.Join makes of it, without cleaning cwd again (it
+		// is clean): a line of many cds is read at a copy's speed.
+		cwd = cwd + "/" + strings.TrimSuffix(p, "/")
+	} else {
+		cwd = path.Join(cwd, p)
+	}
+	if len(cwd) > maxRunPath {
+		return "", true
+	}
+	return cwd, false
+}
+
+// plainPath reports whether the relative path p names a folder that
+// path.Clean leaves as it is but for a slash at its end: no empty, .
+// or .. name in it.
+func plainPath(p string) bool {
+	p = strings.TrimSuffix(p, "/")
+	for {
+		name, rest, more := strings.Cut(p, "/")
+		if name == "" || name == "." || name == ".." {
+			return false
+		}
+		if !more {
+			return true
+		}
+		p = rest
+	}
 }
 
 // unquote returns the word w without its quotes.

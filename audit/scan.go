@@ -52,10 +52,12 @@ type scanner struct {
 	layout *layout
 	// rule 23 (runs.go): whether the file is read for it, whether its
 	// last line continues on the next, whether its paths run are past
-	// maxRuns, the paths run held of it, and the programs found
+	// maxRuns, the paths run held of it, the programs found, and the
+	// bytes its cds joined (for tests)
 	runsFile, runCont, runsOver bool
 	runs                        []pathRun
 	bundled                     []bundled
+	cdRead                      int
 	locs                        []int // what find's locations are cut from (see loc)
 }
 
