@@ -779,6 +779,12 @@
 //     a continued line's command after && or | is read; the SKILL.md's
 //     paths are held apart from the other files'): the fixtures'
 //     findings are those of RulesVersion 4.
+//   - RulesVersion 6 (rule 23: a cd whose folder would be longer than
+//     maxRunPath, 1 KiB, is lost, as a path run that long is not read,
+//     so that a line of cds is read in linear time): the fixtures'
+//     findings are those of RulesVersion 5; only a command run by a
+//     path of over 1 KiB, joined from its line's cds, is no longer
+//     found.
 //
 // Why the rules that fire on real skills fire: credential-read, setup
 // instructions that name a .env file (most of them; .env.local and
@@ -811,7 +817,7 @@ import (
 // made with only; a program that caches verdicts keys them by both.
 // TestRulesVersion fails when the code of the rules changes and this
 // does not.
-const RulesVersion = "5"
+const RulesVersion = "6"
 
 // Severity ranks a finding.
 type Severity int

@@ -52,7 +52,9 @@ var rulesDigests = map[string][]string{
 		"80d1b4c6cba264d1654068439cc6b4a0d78609e3c38f170d3c24561d6dd784e6", // a small tree scanned on the calling goroutine, a line that touches none of the expressions asked of every line left before any rule asks it
 		"dc2a26b2f6197ae062f9d24f14f4b2d3e14144adaecd405d2c004bae41e65204", // the prefilter's Find answers by offsets, allocating nothing, and find's locations are cut from a block
 		"c2ea905c962152aeeadac4f8848d4b7a7bed5c537fda77177e7d18c753354b97", // with the above: the pipes, /dev/tcp, a wallet, the keychain, a .env search, pip from a URL and others found by finders written by hand, a keeper counting by a rule's index, rules 1-4's messages written for a finding kept
-		"c8d65b67ea4553e736f99f7d166818346605418fbfa009f2f6a8ba9309490a0c", // a confirmation's sentence read once, however many asks it holds, and a cd's folder joined without cleaning it again and lost past 1 KiB (no path run is read longer)
+	},
+	"6": {
+		"c8d65b67ea4553e736f99f7d166818346605418fbfa009f2f6a8ba9309490a0c", // rule 23: a cd's folder past maxRunPath (1 KiB) is lost, as a longer path run is not read
 	},
 }
 
