@@ -84,7 +84,11 @@ func TestFindAnchoredBudget(t *testing.T) {
 			if rl > 5*rs+1024 {
 				t.Errorf("%q, %s: anchored runs read %d bytes of 16 KiB and %d of 64 KiB: faster than the text grows", u, p, rs, rl)
 			}
-			for _, s := range []string{small, large} {
+			checked := []string{small, large}
+			if raceDetector {
+				checked = checked[:1]
+			}
+			for _, s := range checked {
 				if got, decided, want := audit.FindAnchored(i, s); decided && !slices.Equal(got, want) {
 					t.Fatalf("%q, %s: anchored %v, over the whole text %v", u, p, got, want)
 				}
