@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"io"
 	"regexp"
 	"slices"
 	"strings"
@@ -56,11 +57,26 @@ func anchoredOf(e *expr) *anchoredExpr {
 // decided is false when it cannot tell this way: e has no anchors, or
 // t is not UTF-8 or holds the Kelvin sign or the long s (which a
 // case-insensitive anchor matches, and a search for it in ASCII lower
-// case does not).
+// case does not), or its runs together read anchoredBudget times the
+// length of t before one decided (a repetition that runs over a word of
+// many anchors: each run reads the rest of the word), and the caller
+// runs e over t once instead.
 func findAnchored(e *expr, t string) (loc []int, decided bool) {
+	loc, decided, _ = findAnchoredRead(e, t)
+	return loc, decided
+}
+
+// anchoredBudget is how many times the length of a text the anchored
+// runs of findAnchored may read together before it gives up, so that
+// it never costs more than a few runs of the expression over the text.
+const anchoredBudget = 4
+
+// findAnchoredRead is findAnchored, which also returns how many bytes
+// its anchored runs read.
+func findAnchoredRead(e *expr, t string) (loc []int, decided bool, read int) {
 	a := anchoredOf(e)
 	if a == nil || !utf8.ValidString(t) || strings.Contains(t, "\u212a") || strings.Contains(t, "\u017f") {
-		return nil, false
+		return nil, false, 0
 	}
 	lower := asciiLower(t)
 	var starts []int
@@ -78,22 +94,54 @@ func findAnchored(e *expr, t string) (loc []int, decided bool) {
 		}
 	}
 	slices.Sort(starts)
+	budget := anchoredBudget * len(t)
+	r := &budgetReader{left: budget}
 	for k, p := range starts {
 		if k > 0 && p == starts[k-1] || !utf8.RuneStart(t[p]) {
 			continue
 		}
-		if p == 0 {
-			if loc := a.start.FindStringIndex(t); loc != nil {
-				return loc, true
-			}
-			continue
+		re, q := a.start, 0
+		if p > 0 {
+			_, w := utf8.DecodeLastRuneInString(t[:p])
+			re, q = a.after, p-w
 		}
-		_, w := utf8.DecodeLastRuneInString(t[:p])
-		if loc := a.after.FindStringIndex(t[p-w:]); loc != nil {
-			return []int{p, p - w + loc[1]}, true
+		r.s, r.i = t[q:], 0
+		loc := re.FindReaderIndex(r)
+		if r.spent {
+			return nil, false, budget - r.left
+		}
+		if loc != nil {
+			return []int{p, q + loc[1]}, true, budget - r.left
 		}
 	}
-	return nil, true
+	return nil, true, budget - r.left
+}
+
+// budgetReader reads s from i, as long as left, the bytes that the
+// runs sharing it may still read, lasts: then it ends s early and says
+// it spent them, so that what the run found is not what it finds in s.
+type budgetReader struct {
+	s     string
+	i     int
+	left  int
+	spent bool
+}
+
+func (r *budgetReader) ReadRune() (rune, int, error) {
+	if r.i >= len(r.s) {
+		return 0, 0, io.EOF
+	}
+	if r.left <= 0 {
+		r.spent = true
+		return 0, 0, io.EOF
+	}
+	c, w := rune(r.s[r.i]), 1
+	if c >= utf8.RuneSelf {
+		c, w = utf8.DecodeRuneInString(r.s[r.i:])
+	}
+	r.i += w
+	r.left -= w
+	return c, w, nil
 }
 
 // findIn returns e.FindStringIndex(t): as its finder written by hand

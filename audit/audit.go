@@ -492,10 +492,14 @@
 // an expression whose repetitions stop within a word or a gap (`\s+`,
 // `[^/\s]*`, not `[^\n]*`) runs anchored at each place its matches can
 // start, not over the whole text with the regexp package's slowest
-// engine. The filter only skips work: the findings are those of every
-// expression run on every line, case-insensitive matching (the Kelvin
+// engine; those runs together read at most four times the text's
+// length (a word of many anchors, such as a URL repeated without a
+// space, has each run read to the word's end), and past that the
+// expression runs once over the whole text instead. The filter only
+// skips work: the findings are those of every expression run on every
+// line, case-insensitive matching (the Kelvin
 // sign and the long s match k and s) and hidden characters included,
-// which TestPrefilterChangesNothing, FuzzPrefilter and
+// which TestPrefilterChangesNothing, FuzzPrefilter, TestFindAnchoredBudget and
 // TestFindAnchored check. What a file may hold is asked once of it
 // all, and rules 1-4 search the whole file for the bytes they look for
 // (a hidden character by the first bytes of its UTF-8, one search for

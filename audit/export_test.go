@@ -48,6 +48,17 @@ func FindAnchored(i int, t string) (got []int, decided bool, want []int) {
 	return got, decided, want
 }
 
+// AnchoredRead returns how many bytes the anchored runs of line
+// expression i read in t, and whether findAnchored decided.
+func AnchoredRead(i int, t string) (read int, decided bool) {
+	_, decided, read = findAnchoredRead(lineExprs[i], t)
+	return read, decided
+}
+
+// AnchoredBudget is how many times a text's length anchored runs may
+// read.
+const AnchoredBudget = anchoredBudget
+
 // AnchoredMin is the length from which an expression runs anchored.
 const AnchoredMin = anchoredMin
 
