@@ -1460,49 +1460,61 @@ func placeholderWordAt(t string, i int) bool {
 	return false
 }
 
-// nearPath reports whether t holds one of from, then at most 60
-// characters of a line, then a slash or a backslash and one of to at a
-// word boundary: secretStore's
-// `(?:from)[^\n]{0,60}[/\\](?:to)\b`, for words (lower-case ASCII,
-// a space or a dot among them) that start with a byte of firsts in
-// either case.
-func nearPath(t, firsts string, from, to []string) bool {
+// findNearPath is secretStore's FindStringIndex of
+// `(?:from)[^\n]{0,60}[/\\](?:to)\b`, for words (lower-case ASCII, a
+// space or a dot among them) that start with a byte of firsts in either
+// case, from and to in the expression's order of preference: the first
+// place where a word of from starts a match, and there the first such
+// word's end. Each place reads at most 61 characters ahead.
+func findNearPath(t, firsts string, from, to []string) []int {
 	for i := 0; i < len(t); i++ {
 		if strings.IndexByte(firsts, t[i]|0x20) < 0 {
 			continue
 		}
 		for _, w := range from {
-			e, ok := foldAt(t, i, w)
-			if !ok {
-				continue
-			}
-			for p, n := e, 0; p < len(t) && n <= 60 && t[p] != '\n'; n++ {
-				if t[p] == '/' || t[p] == '\\' {
-					for _, x := range to {
-						if f, ok := foldAt(t, p+1, x); ok && boundaryAt(t, f) {
-							return true
-						}
-					}
+			if e, ok := foldAt(t, i, w); ok {
+				if f := nearPathEnd(t, e, to); f >= 0 {
+					return []int{i, f}
 				}
-				_, w := utf8.DecodeRuneInString(t[p:])
-				p += w
 			}
 		}
 	}
-	return false
+	return nil
 }
 
-// matchBrowserStore is secretStore's first expression: a browser's
-// saved passwords, cookies or keys.
-func matchBrowserStore(t string) bool {
-	return nearPath(t, "cebovfup", []string{"chrome", "chromium", "edge", "brave", "opera", "vivaldi", "firefox", "user data", "profile", "profiles"},
+// nearPathEnd returns where `[^\n]{0,60}[/\\](?:to)\b` matched at e of
+// t ends, or -1. `[^\n]{0,60}` is greedy: of the slashes and
+// backslashes that end at most 60 characters (runes, or bytes that are
+// not UTF-8) of the line from e, the last that a word of to follows (the
+// first of them that does, and a word boundary after it) is the match's.
+func nearPathEnd(t string, e int, to []string) int {
+	end := -1
+	for p, n := e, 0; p < len(t) && n <= 60 && t[p] != '\n'; n++ {
+		if t[p] == '/' || t[p] == '\\' {
+			for _, x := range to {
+				if f, ok := foldAt(t, p+1, x); ok && boundaryAt(t, f) {
+					end = f
+					break
+				}
+			}
+		}
+		_, w := utf8.DecodeRuneInString(t[p:])
+		p += w
+	}
+	return end
+}
+
+// findBrowserStore is secretStore's first expression's FindStringIndex:
+// a browser's saved passwords, cookies or keys.
+func findBrowserStore(t string) []int {
+	return findNearPath(t, "cebovfup", []string{"chrome", "chromium", "edge", "brave", "opera", "vivaldi", "firefox", "user data", "profiles", "profile"},
 		[]string{"login data", "cookies", "web data", "local state"})
 }
 
-// matchFirefoxStore is secretStore's second expression: Firefox's saved
-// passwords, cookies or keys.
-func matchFirefoxStore(t string) bool {
-	return nearPath(t, "fmp", []string{"firefox", "mozilla", "profile", "profiles"}, []string{"key4.db", "logins.json", "cookies.sqlite"})
+// findFirefoxStore is secretStore's second expression's
+// FindStringIndex: Firefox's saved passwords, cookies or keys.
+func findFirefoxStore(t string) []int {
+	return findNearPath(t, "fmp", []string{"firefox", "mozilla", "profiles", "profile"}, []string{"key4.db", "logins.json", "cookies.sqlite"})
 }
 
 // mayDecodeArg reports whether t holds what each match of decodeArg
