@@ -159,15 +159,12 @@ func TestRequiredSyncSaysWhy(t *testing.T) {
 func TestRequiredDependencyStaysOnRemove(t *testing.T) {
 	requiredRepo(t)
 	base := t.TempDir()
-	dep := filepath.Join(base, "dep")
-	gitRepo(t, dep, map[string]string{"SKILL.md": skillMD("dep")})
-	depSrc := "git+file://" + filepath.ToSlash(dep)
-	app := filepath.Join(base, "app")
-	gitRepo(t, app, map[string]string{"SKILL.md": requiringMD("app", depSrc)})
+	depSrc := gitSkill(t, base, "dep", nil)
+	appSrc := gitSkill(t, base, "app", nil, depSrc)
 	f := newFixture(t)
 	in := f.requiredInstaller(t, "version: 1\nrequired:\n  - source: "+depSrc+"\n", "")
 	ctx := t.Context()
-	if _, err := in.Add(ctx, AddRequest{Sources: []string{"git+file://" + filepath.ToSlash(app)}, Agents: agentsOf(t, "claude-code")}); err != nil {
+	if _, err := in.Add(ctx, AddRequest{Sources: []string{appSrc}, Agents: agentsOf(t, "claude-code")}); err != nil {
 		t.Fatal(err)
 	}
 	lockPath := filepath.Join(f.env.Project, ".agents", lockName)

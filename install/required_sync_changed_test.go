@@ -13,14 +13,12 @@ import (
 func TestSyncRequiredFailingAfterChangesSaysSo(t *testing.T) {
 	repo := requiredRepo(t)
 	base := t.TempDir()
-	app := filepath.Join(base, "app")
-	gitRepo(t, app, map[string]string{"SKILL.md": requiringMD("app", repo+"#ref=^2&path=skills/changelog")})
-	other := filepath.Join(base, "other")
-	gitRepo(t, other, map[string]string{"SKILL.md": skillMD("other")})
+	appSrc := gitSkill(t, base, "app", nil, repo+"#ref=^2&path=skills/changelog")
+	otherSrc := gitSkill(t, base, "other", nil)
 	f := newFixture(t)
 	in0 := f.requiredInstaller(t, "version: 1\n", "")
 	ctx := t.Context()
-	if _, err := in0.Add(ctx, AddRequest{Sources: []string{"git+file://" + filepath.ToSlash(app), "git+file://" + filepath.ToSlash(other)}, Agents: agentsOf(t, "claude-code")}); err != nil {
+	if _, err := in0.Add(ctx, AddRequest{Sources: []string{appSrc, otherSrc}, Agents: agentsOf(t, "claude-code")}); err != nil {
 		t.Fatal(err)
 	}
 	// A teammate's clone: other's copies are missing.

@@ -2,7 +2,6 @@ package install
 
 import (
 	"errors"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -14,12 +13,11 @@ import (
 func TestRequiredConflictNamesNamedSource(t *testing.T) {
 	repo := requiredRepo(t)
 	base := t.TempDir()
-	app := filepath.Join(base, "app")
-	gitRepo(t, app, map[string]string{"SKILL.md": requiringMD("app", repo+"#ref=^2&path=skills/changelog")})
+	appSrc := gitSkill(t, base, "app", nil, repo+"#ref=^2&path=skills/changelog")
 	f := newFixture(t)
 	in0 := f.requiredInstaller(t, "version: 1\n", "")
 	ctx := t.Context()
-	if _, err := in0.Add(ctx, AddRequest{Sources: []string{"git+file://" + filepath.ToSlash(app)}, Agents: agentsOf(t, "claude-code")}); err != nil {
+	if _, err := in0.Add(ctx, AddRequest{Sources: []string{appSrc}, Agents: agentsOf(t, "claude-code")}); err != nil {
 		t.Fatal(err)
 	}
 	in := f.requiredInstaller(t, "version: 1\nrequired:\n  - source: "+repo+"#ref=^1&path=skills/changelog\n", "")

@@ -16,18 +16,13 @@ import (
 func TestRemoveKeptDependencyKeepsItsOwnDependency(t *testing.T) {
 	requiredRepo(t)
 	base := t.TempDir()
-	leaf := filepath.Join(base, "leaf")
-	gitRepo(t, leaf, map[string]string{"SKILL.md": skillMD("leaf")})
-	leafSrc := "git+file://" + filepath.ToSlash(leaf)
-	dep := filepath.Join(base, "dep")
-	gitRepo(t, dep, map[string]string{"SKILL.md": requiringMD("dep", leafSrc)})
-	depSrc := "git+file://" + filepath.ToSlash(dep)
-	app := filepath.Join(base, "app")
-	gitRepo(t, app, map[string]string{"SKILL.md": requiringMD("app", depSrc)})
+	leafSrc := gitSkill(t, base, "leaf", nil)
+	depSrc := gitSkill(t, base, "dep", nil, leafSrc)
+	appSrc := gitSkill(t, base, "app", nil, depSrc)
 	f := newFixture(t)
 	in := f.requiredInstaller(t, "version: 1\nrequired:\n  - source: "+depSrc+"\n", "")
 	ctx := t.Context()
-	if _, err := in.Add(ctx, AddRequest{Sources: []string{"git+file://" + filepath.ToSlash(app)}, Agents: agentsOf(t, "claude-code")}); err != nil {
+	if _, err := in.Add(ctx, AddRequest{Sources: []string{appSrc}, Agents: agentsOf(t, "claude-code")}); err != nil {
 		t.Fatal(err)
 	}
 	lockPath := filepath.Join(f.env.Project, ".agents", lockName)
@@ -77,11 +72,10 @@ func TestUpdateKeepsPolicyRequiredInRange(t *testing.T) {
 	}
 
 	// Add: another skill requiring changelog ^2 is refused the same way.
-	other := filepath.Join(base, "other")
-	gitRepo(t, other, map[string]string{"SKILL.md": requiringMD("other", repo+"#ref=^2&path=skills/changelog")})
+	otherSrc := gitSkill(t, base, "other", nil, repo+"#ref=^2&path=skills/changelog")
 	f2 := newFixture(t)
 	in2 := f2.requiredInstaller(t, policyText, "")
-	_, err = in2.Add(ctx, AddRequest{Sources: []string{"git+file://" + filepath.ToSlash(other)}, Agents: agentsOf(t, "claude-code")})
+	_, err = in2.Add(ctx, AddRequest{Sources: []string{otherSrc}, Agents: agentsOf(t, "claude-code")})
 	if !errors.Is(err, ErrRequirements) || !strings.Contains(err.Error(), policy.FileName+":3") {
 		t.Fatalf("Add = %v, want %v naming the policy's entry", err, ErrRequirements)
 	}
