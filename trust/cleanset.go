@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"strconv"
+	"strings"
 
 	"github.com/agentadaptor/agentadaptor/audit"
 	"github.com/agentadaptor/agentadaptor/internal/cache"
@@ -42,7 +43,7 @@ func cleanSetWith(format, rules string, digests []string) (cleanSet, bool) {
 	b.Grow(len(cleanSetHead) + len(format) + len(rules) + len(digests)*66 + 32)
 	b.WriteString(cleanSetHead + "\nformat " + format + "\nrules " + rules + "\n")
 	for _, d := range digests {
-		if d == "" || len(d) > maxDigest || bytes.ContainsAny([]byte(d), "\n\x00") {
+		if d == "" || len(d) > maxDigest || strings.ContainsAny(d, "\n\x00") {
 			return cleanSet{}, false
 		}
 		b.WriteString(d + "\n")
@@ -72,12 +73,9 @@ func (st reportStore) hasClean(s cleanSet) bool {
 	if st.dir == "" || !st.root.safe() {
 		return false
 	}
-	store, err := cache.Open(st.dir)
-	if err != nil {
-		return false
-	}
-	defer store.Close()
-	return bytes.Equal(store.FolderRecord(s.key), s.record)
+	found := false
+	withStore(st.dir, func(store *cache.Store) { found = bytes.Equal(store.FolderRecord(s.key), s.record) })
+	return found
 }
 
 // keepClean keeps the record of the clean set s; best effort: without
@@ -86,12 +84,7 @@ func (st reportStore) keepClean(s cleanSet) {
 	if st.dir == "" || !st.root.safe() {
 		return
 	}
-	store, err := cache.Open(st.dir)
-	if err != nil {
-		return
-	}
-	defer store.Close()
-	store.SetFolderRecord(s.key, s.record)
+	withStore(st.dir, func(store *cache.Store) { store.SetFolderRecord(s.key, s.record) })
 }
 
 // isClean reports whether every tree of the clean set s was audited

@@ -68,12 +68,19 @@ func (x *emptyIndex) load(dir string) {
 	if x.off = !stampableFS(dir); x.off {
 		return
 	}
+	withStore(dir, func(store *cache.Store) { x.stamps = parseIndex(store.FolderRecord(indexKey())) })
+}
+
+// withStore runs f with the skill cache's store under dir, opened for
+// it and closed after; it runs nothing when the store does not open
+// (rule 5 of the cache: a root others may write).
+func withStore(dir string, f func(*cache.Store)) {
 	store, err := cache.Open(dir)
 	if err != nil {
 		return
 	}
 	defer store.Close()
-	x.stamps = parseIndex(store.FolderRecord(indexKey()))
+	f(store)
 }
 
 // empty reports whether the index holds the report of digest as empty,
@@ -129,14 +136,11 @@ func (x *emptyIndex) save(dir string) {
 	if !x.dirty {
 		return
 	}
-	store, err := cache.Open(dir)
-	if err != nil {
-		return
-	}
-	defer store.Close()
-	if store.SetFolderRecord(indexKey(), encodeIndex(x.stamps)) == nil {
-		x.dirty = false
-	}
+	withStore(dir, func(store *cache.Store) {
+		if store.SetFolderRecord(indexKey(), encodeIndex(x.stamps)) == nil {
+			x.dirty = false
+		}
+	})
 }
 
 // encodeIndex writes the index: a head, the id of the boot that wrote
