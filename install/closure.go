@@ -460,8 +460,8 @@ func (cl *closure) keepsInstalled() error {
 			continue
 		}
 		if !m.root && !e.Dependency {
-			return fmt.Errorf("skill %q: %w: %s (%s) and %s, installed as named (%s); nothing was changed (a requirement never moves a skill the user installed: add it at a version the requirement admits, or make the requirement admit the installed one)",
-				m.name, ErrRequirements, chainText(m.chain), describe(m.via, m.c), m.name, installedText(e))
+			return fmt.Errorf("skill %q: %w: %s and %s, installed as named (%s); nothing was changed (a requirement never moves a skill the user installed: add it at a version the requirement admits, or make the requirement admit the installed one)",
+				m.name, ErrRequirements, describeNode(m), m.name, installedText(e))
 		}
 		for _, by := range slices.Sorted(maps.Keys(cl.lock.Skills)) {
 			if by == m.name {

@@ -185,14 +185,17 @@ func TestRequiresNamedDependencySurvivesRemove(t *testing.T) {
 	}
 }
 
-// stopAfter is a context that ends once the file gone no longer exists.
-type stopAfter struct {
+// stopWhen is a context that ends once the file at path exists (exists
+// set) or no longer exists.
+type stopWhen struct {
 	context.Context
-	gone string
+	path   string
+	exists bool
 }
 
-func (c stopAfter) Err() error {
-	if _, err := os.Stat(c.gone); errors.Is(err, os.ErrNotExist) {
+func (c stopWhen) Err() error {
+	_, err := os.Stat(c.path)
+	if c.exists && err == nil || !c.exists && errors.Is(err, os.ErrNotExist) {
 		return context.Canceled
 	}
 	return nil
@@ -210,7 +213,7 @@ func TestRequiresRemoveInterruptedTakesDependencies(t *testing.T) {
 	if _, err := in.Add(t.Context(), AddRequest{Sources: []string{filepath.Join(f.sources, "y")}, Agents: agentsOf(t, "codex")}); err != nil {
 		t.Fatal(err)
 	}
-	ctx := stopAfter{t.Context(), filepath.Join(f.env.Project, ".agents", "skills", "y")}
+	ctx := stopWhen{t.Context(), filepath.Join(f.env.Project, ".agents", "skills", "y"), false}
 	_, err := in.Remove(ctx, RemoveRequest{Names: []string{"y"}})
 	t.Logf("Remove(y) interrupted = %v", err)
 	_, err = in.Remove(t.Context(), RemoveRequest{Names: []string{"y"}})
@@ -218,18 +221,6 @@ func TestRequiresRemoveInterruptedTakesDependencies(t *testing.T) {
 	if e := projectLock(t, f).Skills["b"]; e != nil {
 		t.Errorf("b stays, a dependency nothing needs, which no later removal takes: %+v", summarize(projectLock(t, f))["b"])
 	}
-}
-
-type stopOnce struct {
-	context.Context
-	made string
-}
-
-func (c stopOnce) Err() error {
-	if _, err := os.Stat(c.made); err == nil {
-		return context.Canceled
-	}
-	return nil
 }
 
 // An interrupted Add installs what a skill requires before it (rule 17:
@@ -241,7 +232,7 @@ func TestRequiresAddInterruptedRequiredFirst(t *testing.T) {
 		"b/SKILL.md":   requiringMD("b"),
 	})
 	in := f.installer(t)
-	ctx := stopOnce{t.Context(), filepath.Join(f.env.Project, ".agents", "skills", "app", "SKILL.md")}
+	ctx := stopWhen{t.Context(), filepath.Join(f.env.Project, ".agents", "skills", "app", "SKILL.md"), true}
 	_, err := in.Add(ctx, AddRequest{Sources: []string{filepath.Join(f.sources, "app")}, Agents: agentsOf(t, "codex")})
 	t.Logf("Add(app) interrupted = %v", err)
 	l := projectLock(t, f)
