@@ -2152,7 +2152,7 @@ func findWallet(t string) []int {
 		var e int
 		switch t[i] {
 		case 'w', 'W':
-			e = boundedAt(t, i, "wallet.dat")
+			e = wordAt(t, i, "wallet.dat")
 		case '/', '\\':
 			if f, ok := foldAt(t, i+1, "exodus"); ok && f < len(t) && (t[f] == '/' || t[f] == '\\') {
 				e = f + 1
@@ -2160,14 +2160,14 @@ func findWallet(t string) []int {
 				e = -1
 			}
 		case 'e', 'E':
-			e = boundedAt(t, i, "exodus.wallet")
+			e = wordAt(t, i, "exodus.wallet")
 		case '.':
 			e = -1
 			if f, ok := pathAt(t, i, ".electrum/wallets"); ok {
 				e = f
 			}
 		case 'n', 'N':
-			e = boundedAt(t, i, "nkbihfbeogaeaoehlefnkodbefgpgknn")
+			e = wordAt(t, i, "nkbihfbeogaeaoehlefnkodbefgpgknn")
 		case 'k', 'K', 0xe2:
 			// k, or the Kelvin sign's first byte.
 			e = -1
@@ -2182,18 +2182,6 @@ func findWallet(t string) []int {
 		}
 	}
 	return nil
-}
-
-// boundedAt returns where w (lower-case ASCII) ends, matched at i of t
-// in any case between word boundaries, or -1.
-func boundedAt(t string, i int, w string) int {
-	if !boundaryAt(t, i) {
-		return -1
-	}
-	if e, ok := foldAt(t, i, w); ok && boundaryAt(t, e) {
-		return e
-	}
-	return -1
 }
 
 // seqAt returns where a phrase of parts, each a word or a few (as
@@ -2379,7 +2367,7 @@ func findEnvSearch(t string) []int {
 		if !boundaryAt(t, i) {
 			continue
 		}
-		if e := boundedAt(t, i, "find"); e >= 0 {
+		if e := wordAt(t, i, "find"); e >= 0 {
 			if i >= searched[0] {
 				hi := lineEnd(t, e)
 				if end := lastEnvName(t, e, hi, "-iname|-name"); end >= 0 {
@@ -2404,7 +2392,7 @@ func findEnvSearch(t string) []int {
 			}
 			continue
 		}
-		if e := boundedAt(t, i, "get-childitem"); e >= 0 && i >= searched[2] {
+		if e := wordAt(t, i, "get-childitem"); e >= 0 && i >= searched[2] {
 			hi := lineEnd(t, e)
 			if end := lastEnvName(t, e, hi, "-filter|-include"); end >= 0 {
 				return []int{i, end}
@@ -2534,7 +2522,7 @@ func findSocatExec(t string) []int {
 		if c := t[i]; c|0x20 != 's' && c != 0xc5 {
 			continue
 		}
-		e := boundedAt(t, i, "socat")
+		e := wordAt(t, i, "socat")
 		if e < 0 {
 			continue
 		}
@@ -2621,11 +2609,11 @@ func findPipURL(t string) []int {
 			}
 			q := p + 1
 			if f, ok := foldAt(t, q, "git+"); ok {
-				if g := urlSchemeEnd(t, f); g >= 0 {
+				if g := wordsAt(t, f, "https://", "http://", "ssh://"); g >= 0 {
 					return []int{i, g}
 				}
 			}
-			if g := urlSchemeEnd(t, q); g >= 0 {
+			if g := wordsAt(t, q, "https://", "http://", "ssh://"); g >= 0 {
 				return []int{i, g}
 			}
 		}
@@ -2634,19 +2622,4 @@ func findPipURL(t string) []int {
 		}
 	}
 	return nil
-}
-
-// urlSchemeEnd returns where `(?:https?|ssh)://` matched at q of t ends,
-// or -1.
-func urlSchemeEnd(t string, q int) int {
-	if f, ok := foldAt(t, q, "https://"); ok {
-		return f
-	}
-	if f, ok := foldAt(t, q, "http://"); ok {
-		return f
-	}
-	if f, ok := foldAt(t, q, "ssh://"); ok {
-		return f
-	}
-	return -1
 }

@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -56,7 +57,7 @@ func TestFindersAcrossNewlines(t *testing.T) {
 		{exprOf(t, `cp\s+-r`), findArchiveHome, "tar cp|\n-r ~/.ssh"},
 	} {
 		got, want := c.find(c.text), c.e.FindStringIndex(c.text)
-		if len(got) != len(want) || len(got) == 2 && (got[0] != want[0] || got[1] != want[1]) {
+		if !slices.Equal(got, want) {
 			t.Errorf("the finder of %s on %q = %v, want %v", c.e, c.text, got, want)
 		}
 	}
