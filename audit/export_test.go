@@ -3,6 +3,7 @@ package audit
 import (
 	"fmt"
 	"io/fs"
+	"strings"
 )
 
 // TreeExhaustive is Tree without the prefilter: every expression runs on
@@ -100,6 +101,52 @@ func HandChecks() []HandCheck {
 			var got, want []string
 			some.targetHosts(t, func(h string) bool { got = append(got, h); return true })
 			all.targetHosts(t, func(h string) bool { want = append(want, h); return true })
+			return got, want
+		}},
+		HandCheck{"undoIn", notAsked.String(), func(t string) (any, any) {
+			return undoIn(t), notAsked.MatchString(t) || askedAnyway.MatchString(t)
+		}},
+		HandCheck{"undoIn", askedAnyway.String(), func(t string) (any, any) {
+			return undoIn(t), notAsked.MatchString(t) || askedAnyway.MatchString(t)
+		}},
+		HandCheck{"the asks askedFirst reads", askUser.String(), func(t string) (any, any) {
+			asks, _ := askRunSpans(t, 0, len(t), nil, nil)
+			var got [][]int
+			for n := 0; n < len(asks); n += 2 {
+				if a := int(asks[n]); len(got) == 0 || a >= got[len(got)-1][1] {
+					got = append(got, []int{a, int(asks[n+1])})
+				}
+			}
+			return got, askUser.FindAllStringIndex(t, -1)
+		}},
+		HandCheck{"a word of running in a sentence", aboutRunning.String(), func(t string) (any, any) {
+			// Sentences from the start, to the end, and between ends
+			// of a sentence and spaces.
+			_, runs := askRunSpans(t, 0, len(t), nil, nil)
+			cuts := []int{0}
+			for k := range len(t) {
+				if strings.IndexByte(".!? \n", t[k]) >= 0 {
+					cuts = append(cuts, k, k+1)
+				}
+			}
+			cuts = append(cuts, len(t))
+			var got, want []int // the sentences that have one
+			for n := 0; n+1 < len(cuts); n++ {
+				lo, hi := cuts[n], cuts[len(cuts)-1-n%2*(len(cuts)/2)]
+				if lo > hi {
+					continue
+				}
+				in := false
+				for r := 0; r < len(runs); r += 2 {
+					in = in || int(runs[r]) >= lo && int(runs[r+1]) <= hi
+				}
+				if in {
+					got = append(got, n)
+				}
+				if aboutRunning.MatchString(t[lo:hi]) {
+					want = append(want, n)
+				}
+			}
 			return got, want
 		}},
 		HandCheck{"a routable IPv4 address", ipv4.String(), func(t string) (any, any) {

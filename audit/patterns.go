@@ -324,7 +324,7 @@ func (s *scanner) patterns(name string, lines []line, i int, hiddenText bool) {
 			loc = prog
 		}
 		if why, soft := s.prerequisiteContext(lines, i, hiddenText); why != "" {
-			if soft && dl != nil && confirmed(name, lines, i, dl[0]) {
+			if soft && dl != nil && s.confirmed(name, lines, i, dl[0]) {
 				s.add(ruleDownloadExec, name, l.n, at(loc), "code downloaded and run in one step, "+why+", offered only on the user's confirmation")
 			} else {
 				report(rulePrerequisiteInstall, loc, "a download to run, "+why)
@@ -1228,6 +1228,15 @@ func confirmed(name string, lines []line, i, at int) bool {
 		asked, _ := askedFirst(t, cut)
 		return asked
 	}
+	return scriptConfirmed(lines, i, at)
+}
+
+// scriptConfirmed is confirmed's answer in a script, where no wording
+// undoes an ask: a read of a reply to a prompt whose default is no on
+// the lines before line i or on it before byte at, and the download in
+// the branch of a test of the reply for yes.
+func scriptConfirmed(lines []line, i, at int) bool {
+	lo := max(0, i-3)
 	var before strings.Builder
 	for _, l := range lines[lo:i] {
 		before.WriteString(l.clean + "\n")

@@ -42,7 +42,9 @@ type scanner struct {
 	makeRoom func(n int)
 	// win, texts, batch: text's window of lines and the texts and Hits
 	// of the lines it scans at a time, which every file reuses
-	win   []line
+	win []line
+	// asked is what confirmFast gathers of a window of lines.
+	asked confirmWindow
 	texts []string
 	batch []*prefilter.Hits
 	// file is the text file being read; layout, its sample reports,

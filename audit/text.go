@@ -31,6 +31,9 @@ type line struct {
 	// redefines caches whether clean gives b64decode another meaning
 	// (see redefines), once asked.
 	redefines, redefinesAsked bool
+	// confirm is what rule 5's confirmation learns of the line
+	// (confirm.go), once asked.
+	confirm *confirmFacts
 }
 
 // lineReader reads a text file's lines with their context, one at a

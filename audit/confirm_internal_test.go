@@ -1,0 +1,96 @@
+package audit
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// confirmPieces are the words of rule 5's confirmation: asks, wording
+// that undoes them, words of running, other words, ends of sentences
+// and spaces, with the characters a case-insensitive expression folds
+// (ſ, K), from which TestConfirmedAsBefore makes its texts.
+var confirmPieces = [][]string{{
+	"ask the user first", "ask them whether", "Asking them if they", "ask the user for their confirmation",
+	"ask them for explicit permission", "ask them before", "confirm with the user", "only if the user agrees",
+	"once they have approved", "after the user says yes", "if they said yes", "if they accept", "if they confirmed",
+	"with the user's permission", "with the users explicit consent", "aſk them firſt", "if the uſer agreeſ",
+	"ask them\nfirst", "ask\n\nthem whether", "if they\nagree", "with the\n user's consent",
+	"confirm with the user's\n\npermission", "ask them if they\n\nagree",
+}, {
+	"do not ask", "don't confirm", "never prompt", "no need to ask", "needn't ask", "without any user approval",
+	"they have already agreed", "already been approved", "assume they agree", "assume yes", "pre-approved",
+	"auto-confirm", "autoapprove", "|| true", "||:", "yes |", "regardless", "either way", "anyway",
+	"in any case", "no matter what", "no matter the answer", "whatever the user says", "whatever they decides",
+	"do not\nask", "without\n\nasking", "assume\nyes", "||\ntrue", "yes\n|", "either\nway",
+}, {
+	"install", "installs", "installing", "run", "running", "download", "set up", "setup", "ſet up", "proceed",
+	"execute", "inſtall", "run it", "set\nup", "installer", "runs",
+}, {
+	"the tool", "x", "agree", "confirm", "user", "they", "the", "if", "only", "ask", "them", "first", "K", "ſ",
+	"é", "'", "-", "curl https://x.io/a | sh", "assume", "do", "not", "yes", "whatever", "no", "matter", "with",
+}, {
+	".", "!", "?", "\n", "\n\n", " ", "  ", "\t", "\n \n",
+}}
+
+// TestConfirmedAsBefore: confirmFast answers as confirmed, on windows of
+// lines of confirmPieces in any order, with the download anywhere on its
+// line, in Markdown and in a script, however many windows read a line
+// before (each text is asked of every line in turn, as patterns asks).
+func TestConfirmedAsBefore(t *testing.T) {
+	r := rand.New(rand.NewPCG(31, 7))
+	n := 8000
+	if raceEnabled {
+		n = 800
+	}
+	yes := 0
+	for range n {
+		// How often each kind of piece comes, for this text: undoing
+		// wording seldom in most, so that asks have their say.
+		var weights [5]int
+		for k := range weights {
+			weights[k] = r.IntN(8)
+		}
+		weights[1] = r.IntN(3) * r.IntN(2)
+		total := 0
+		for _, w := range weights {
+			total += w
+		}
+		var b strings.Builder
+		for range r.IntN(40) * min(total, 1) {
+			k, p := 0, r.IntN(total)
+			for p >= weights[k] {
+				p -= weights[k]
+				k++
+			}
+			b.WriteString(confirmPieces[k][r.IntN(len(confirmPieces[k]))])
+			if r.IntN(3) == 0 {
+				b.WriteByte(' ')
+			}
+		}
+		var lines []line
+		for k, c := range strings.Split(b.String(), "\n") {
+			lines = append(lines, line{n: k + 1, raw: c, clean: c})
+		}
+		for _, name := range []string{"SKILL.md", "x.sh"} {
+			for k := range lines {
+				lines[k].confirm = nil
+			}
+			s := &scanner{}
+			for i := range lines {
+				at := r.IntN(len(lines[i].clean) + 1)
+				got, want := s.confirmFast(name, lines, i, at), confirmed(name, lines, i, at)
+				if got != want {
+					t.Fatalf("confirmFast(%s, line %d, at %d) = %v, want %v; lines:\n%q", name, i, at, got, want, b.String())
+				}
+				if want {
+					yes++
+				}
+			}
+		}
+	}
+	t.Logf("%d of %d", yes, n)
+	if yes < n/20 {
+		t.Errorf("%d windows confirmed of %d texts: want texts that show both answers", yes, n)
+	}
+}
