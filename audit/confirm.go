@@ -100,6 +100,44 @@ func (s *scanner) facts(lines []line, j int) *confirmFacts {
 	return f
 }
 
+// seamText returns the seam of lines[j] from byte tail: the line from
+// there, its newline, and the lines after it that lines holds (each with
+// its newline) to the end of the seamTokens-th run of \S after the
+// newline, then extra bytes more of its line, to the end of the run of
+// \S there and the byte of \s after it (what a match that ends before
+// that byte reads there is what it reads in the lines). ends are where
+// each line of the seam ends in it, with its newline; done reports
+// whether the seam reached that end (else it holds every line after
+// lines[j]).
+func seamText(lines []line, j, tail, extra int) (t string, ends []int, done bool) {
+	var b strings.Builder
+	b.WriteString(lines[j].clean[tail:])
+	b.WriteByte('\n')
+	ends = []int{b.Len()}
+	runs := 0
+	for k := j + 1; k < len(lines) && !done; k++ {
+		t := lines[k].clean + "\n"
+		p := 0
+		for p < len(t) {
+			if p = skipSpace(t, p); p == len(t) {
+				break
+			}
+			p = tokenEnd(t, p)
+			if runs++; runs == seamTokens {
+				if extra > 0 {
+					p = tokenEnd(t, min(p+extra, len(t)))
+				}
+				p = min(p+1, len(t)) // the byte of \s that ends it
+				done = true
+				break
+			}
+		}
+		b.WriteString(t[:p])
+		ends = append(ends, b.Len())
+	}
+	return b.String(), ends, done
+}
+
 // tokensTail returns where the last n runs of \S of t start (0 when it
 // holds fewer).
 func tokensTail(t string, n int) int {
@@ -162,36 +200,9 @@ func (s *scanner) seam(lines []line, j int) *confirmFacts {
 		return f
 	}
 	f.seamRead, f.seamAsks, f.seamRuns = true, f.seamAsks[:0], f.seamRuns[:0]
-	// The seam: the line from tail, its newline, and the lines after
-	// it to the end of the seamTokens-th run of \S after the newline
-	// and the byte of \s after it (what a match that ends before
-	// that byte reads there is what it reads in the lines).
-	var b strings.Builder
+	t, ends, done := seamText(lines, j, int(f.tail), 0)
 	head := lines[j].clean[f.tail:]
-	b.WriteString(head)
-	b.WriteByte('\n')
-	ends := []int{b.Len()} // where each line of the seam ends in it, with its newline
-	f.seamDone = false
-	runs, k := 0, j+1
-	for ; k < len(lines) && !f.seamDone; k++ {
-		t := lines[k].clean + "\n"
-		p := 0
-		for p < len(t) {
-			if p = skipSpace(t, p); p == len(t) {
-				break
-			}
-			p = tokenEnd(t, p)
-			if runs++; runs == seamTokens {
-				p++ // the byte of \s that ends it
-				f.seamDone = true
-				break
-			}
-		}
-		b.WriteString(t[:p])
-		ends = append(ends, b.Len())
-	}
-	f.seamTo = k - 1 - j
-	t := b.String()
+	f.seamDone, f.seamTo = done, len(ends)-1
 	// where returns the place of the end e of a match in the seam: in
 	// the line of its last byte.
 	where := func(e int) place {

@@ -94,3 +94,65 @@ func TestConfirmedAsBefore(t *testing.T) {
 		t.Errorf("%d windows confirmed of %d texts: want texts that show both answers", yes, n)
 	}
 }
+
+// nearPieces are the words of rule 6's context: a password, and a
+// download presented as the skill's prerequisite.
+var nearPieces = []string{
+	"password", "passwd:", "pass =", "passcode\n:", "pass\n\n=", "Password", "paſſword", "passwords",
+	"before using this skill", "Before you run the skill", "before\ninvoking this\nskill", "this skill requires",
+	"This skill needs the", "this skill depends on", "depends\non", "install", "installed", "download", "run",
+	"the x-tool.v2 helper", "the helper", "agent", "daemon", "you must install", "you must first download",
+	"You must\nrun", "must be installed first", "must be running\nbefore", "required prerequisite",
+	"mandatory\ncore", "required helper", "inſtall", "x", "the", "a", "é", "日本", ".", "\n", "\n\n", " ", "  ",
+	"\t", "-", "\xff", strings.Repeat("word ", 20), strings.Repeat("é", 70),
+	"this\nskill requires a b c d e f g h i j k l install", "this\nskill needs " + strings.Repeat("日本 ", 15) + "run",
+}
+
+// TestNearAsBefore: nearMatch answers as archivePassword and
+// prerequisite over the lines joined, on windows of nearPieces, for
+// each line in turn, the lines held growing as the scanner reads them.
+func TestNearAsBefore(t *testing.T) {
+	r := rand.New(rand.NewPCG(37, 3))
+	n := 6000
+	if raceEnabled {
+		n = 600
+	}
+	yes := [nearExprs]int{}
+	for range n {
+		var b strings.Builder
+		for range r.IntN(30) {
+			b.WriteString(nearPieces[r.IntN(len(nearPieces))])
+			if r.IntN(3) == 0 {
+				b.WriteByte(' ')
+			}
+		}
+		var all []line
+		for k, c := range strings.Split(b.String(), "\n") {
+			all = append(all, line{n: k + 1, raw: c, clean: c})
+		}
+		s := &scanner{exhaustive: true}
+		for i := range all {
+			// The scanner holds the lines up to a few after i.
+			lines := all[:min(len(all), i+4+r.IntN(6))]
+			for k, e := range []*expr{nearPassword: archivePassword, nearPrerequisite: prerequisite} {
+				lo, hi := max(0, i-r.IntN(4)), min(len(lines)-1, i+r.IntN(4))
+				var joined []string
+				for _, l := range lines[lo : hi+1] {
+					joined = append(joined, l.clean)
+				}
+				want := e.MatchString(strings.Join(joined, "\n"))
+				if got := s.nearMatch(lines, lo, hi, k); got != want {
+					t.Fatalf("nearMatch(lines %d-%d, %s) = %v, want %v; text:\n%q", lo, hi, e, got, want, b.String())
+				}
+				if want {
+					yes[k]++
+				}
+			}
+		}
+	}
+	for k, y := range yes {
+		if y < n/20 {
+			t.Errorf("expression %d matched %d windows of %d texts: want texts that show both answers", k, y, n)
+		}
+	}
+}

@@ -149,6 +149,16 @@ func HandChecks() []HandCheck {
 			}
 			return got, want
 		}},
+		HandCheck{"a first end", prerequisite.String(), func(t string) (any, any) {
+			return firstEnd(t, 0, len(t), prerequisiteEnd) >= 0, prerequisite.MatchString(t)
+		}},
+		HandCheck{"a first end, with newlines for spaces", prerequisite.String(), func(t string) (any, any) {
+			t = strings.ReplaceAll(t, " ", "\n")
+			return firstEnd(t, 0, len(t), prerequisiteEnd) >= 0, prerequisite.MatchString(t)
+		}},
+		HandCheck{"a first end", archivePassword.String(), func(t string) (any, any) {
+			return firstEnd(t, 0, len(t), passwordEnd) >= 0, archivePassword.MatchString(t)
+		}},
 		HandCheck{"a routable IPv4 address", ipv4.String(), func(t string) (any, any) {
 			want := false
 			for _, m := range ipv4.FindAllStringSubmatch(t, -1) {

@@ -483,9 +483,9 @@ func (s *scanner) prerequisiteContext(lines []line, i int, hiddenText bool) (why
 		return "from a bare IP address, a paste or a file-drop host", false
 	case s.may(l.hits, plainHTTP) && insecureHost(l.clean):
 		return "over plain http", false
-	case s.matchLines(lines[max(0, i-3):min(len(lines), i+4)], archivePassword, nearAfter):
+	case s.matchNear(lines, max(0, i-3), min(len(lines), i+4)-1, archivePassword, nearPassword, nearAfter):
 		return "with a password", true
-	case s.matchLines(lines[max(0, i-3):i+1], prerequisite, near):
+	case s.matchNear(lines, max(0, i-3), i, prerequisite, nearPrerequisite, near):
 		return "presented as the skill's prerequisite", true
 	}
 	return "", false

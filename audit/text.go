@@ -34,6 +34,9 @@ type line struct {
 	// confirm is what rule 5's confirmation learns of the line
 	// (confirm.go), once asked.
 	confirm *confirmFacts
+	// near is what rule 6's context learns of the line (near.go), once
+	// asked.
+	near *[nearExprs]reach
 }
 
 // lineReader reads a text file's lines with their context, one at a

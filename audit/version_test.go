@@ -57,6 +57,7 @@ var rulesDigests = map[string][]string{
 		"c8d65b67ea4553e736f99f7d166818346605418fbfa009f2f6a8ba9309490a0c", // rule 23: a cd's folder past maxRunPath (1 KiB) is lost, as a longer path run is not read
 		"d422c525bd2cc70d88824b1e5d0b4c81ae10b7babec3c8111cc881952f5c057f", // rule 10: the browsers' stores found by finders written by hand, which find the same
 		"f0543774c827dbbaee2ce573cf093b7809af3ec4399c45ca3007b9d7b23c7531", // rule 5's confirmation read once a line (confirm.go), which answers as the expressions do
+		"465f0447aff0e3d82023a655a18a44897e95822d5a4b9f905cc89a73b7981a5d", // rule 6's password and prerequisite around a download read once a line (near.go), which answers as the expressions do
 	},
 }
 
