@@ -88,8 +88,9 @@ func (s *scanner) facts(lines []line, j int) *confirmFacts {
 		return l.confirm
 	}
 	t := l.clean
-	f := &confirmFacts{undo: undoIn(t), tail: int32(tokensTail(t, seamTokens))}
-	f.asks, f.runs = askRunSpans(t, 0, len(t), f.asks[:0], f.runs[:0])
+	f := s.newFacts()
+	f.undo, f.tail = undoIn(t), int32(tokensTail(t, seamTokens))
+	f.asks, f.runs = askRunSpans(t, 0, len(t), f.asks, f.runs)
 	for k := 0; k < len(t); k++ {
 		switch t[k] {
 		case '.', '!', '?':
@@ -109,14 +110,13 @@ func (s *scanner) facts(lines []line, j int) *confirmFacts {
 // each line of the seam ends in it, with its newline; done reports
 // whether the seam reached that end (else it holds every line after
 // lines[j]).
-func seamText(lines []line, j, tail, extra int) (t string, ends []int, done bool) {
-	var b strings.Builder
-	b.WriteString(lines[j].clean[tail:])
-	b.WriteByte('\n')
-	ends = []int{b.Len()}
+func (s *scanner) seamText(lines []line, j, tail, extra int) (t string, ends []int, done bool) {
+	b := append(s.seamBuf[:0], lines[j].clean[tail:]...)
+	b = append(b, '\n')
+	ends = append(s.seamEnds[:0], len(b))
 	runs := 0
 	for k := j + 1; k < len(lines) && !done; k++ {
-		t := lines[k].clean + "\n"
+		t := lines[k].clean
 		p := 0
 		for p < len(t) {
 			if p = skipSpace(t, p); p == len(t) {
@@ -127,15 +127,46 @@ func seamText(lines []line, j, tail, extra int) (t string, ends []int, done bool
 				if extra > 0 {
 					p = tokenEnd(t, min(p+extra, len(t)))
 				}
-				p = min(p+1, len(t)) // the byte of \s that ends it
 				done = true
 				break
 			}
 		}
-		b.WriteString(t[:p])
-		ends = append(ends, b.Len())
+		// The line to p, and the byte of \s that ends it (the newline
+		// at the line's end).
+		b = append(b, t[:p]...)
+		if p < len(t) {
+			b = append(b, t[p])
+		} else {
+			b = append(b, '\n')
+		}
+		ends = append(ends, len(b))
 	}
-	return b.String(), ends, done
+	s.seamBuf, s.seamEnds = b, ends
+	return string(b), ends, done
+}
+
+// newFacts returns a confirmFacts to fill, one a line that left the
+// window held if there is one.
+func (s *scanner) newFacts() *confirmFacts {
+	n := len(s.freeFacts)
+	if n == 0 {
+		return new(confirmFacts)
+	}
+	f := s.freeFacts[n-1]
+	s.freeFacts = s.freeFacts[:n-1]
+	*f = confirmFacts{asks: f.asks[:0], runs: f.runs[:0], stops: f.stops[:0], seamAsks: f.seamAsks[:0], seamRuns: f.seamRuns[:0]}
+	return f
+}
+
+// recycleNear keeps what rules 5 and 6 learnt of l, which leaves the
+// window, for the lines after it.
+func (s *scanner) recycleNear(l line) {
+	if l.confirm != nil {
+		s.freeFacts = append(s.freeFacts, l.confirm)
+	}
+	if l.near != nil {
+		s.freeNear = append(s.freeNear, l.near)
+	}
 }
 
 // tokensTail returns where the last n runs of \S of t start (0 when it
@@ -200,7 +231,7 @@ func (s *scanner) seam(lines []line, j int) *confirmFacts {
 		return f
 	}
 	f.seamRead, f.seamAsks, f.seamRuns = true, f.seamAsks[:0], f.seamRuns[:0]
-	t, ends, done := seamText(lines, j, int(f.tail), 0)
+	t, ends, done := s.seamText(lines, j, int(f.tail), 0)
 	head := lines[j].clean[f.tail:]
 	f.seamDone, f.seamTo = done, len(ends)-1
 	// where returns the place of the end e of a match in the seam: in
@@ -216,16 +247,17 @@ func (s *scanner) seam(lines []line, j int) *confirmFacts {
 		return place{n, int32(e - ends[n-1])}
 	}
 	f.undoEnd = undoNone
-	if e := undoEnd(t); e >= 0 {
+	if e := undoEnd(t, len(head)); e >= 0 {
 		f.undoEnd = where(e)
 	}
-	asks, spans := askRunSpans(t, 0, len(head), nil, nil)
+	asks, spans := askRunSpans(t, 0, len(head), s.spans[:0], s.spans2[:0])
 	for n := 0; n < len(asks); n += 2 {
 		f.seamAsks = append(f.seamAsks, seamMatch{f.tail + asks[n], where(int(asks[n+1]))})
 	}
 	for n := 0; n < len(spans); n += 2 {
 		f.seamRuns = append(f.seamRuns, seamMatch{f.tail + spans[n], where(int(spans[n+1]))})
 	}
+	s.spans, s.spans2 = asks, spans
 	return f
 }
 
@@ -450,21 +482,25 @@ func runAt(t string, i int) int {
 }
 
 // undoEnd returns where the match of notAsked or askedAnyway in t that
-// ends first ends, or -1: wording that undoes an ask. Each place a
+// starts before to and ends first ends, or -1: wording that undoes an
+// ask. Each place a
 // match may start is read once, with its first end; an assume arms the
 // rest of its sentence on its line, where the first word of agreeing
 // ends its first match.
-func undoEnd(t string) int {
+func undoEnd(t string, to int) int {
 	best := len(t) + 1
 	armed := len(t) + 1 // where the last assume of the sentence ends
 	for k := 0; k < len(t) && k < best; k++ {
+		if k >= to && armed > len(t) {
+			break // no match starts here, and no assume before goes on
+		}
 		c := t[k]
 		switch {
 		case c == '.' || c == '\n':
 			armed = len(t) + 1
 			continue
 		case c == '|':
-			if e := orTrueEnd(t, k); e >= 0 {
+			if e := orTrueEnd(t, k); e >= 0 && k < to {
 				best = min(best, e)
 			}
 			continue
@@ -475,6 +511,9 @@ func undoEnd(t string) int {
 			if e := foldEnd(t, k, "agree", "confirm", "approve", "yes", "consent"); e >= 0 {
 				best = min(best, e)
 			}
+		}
+		if k >= to {
+			continue
 		}
 		e := -1
 		switch c | 0x20 {
@@ -576,7 +615,7 @@ func undoEnd(t string) int {
 }
 
 // undoIn reports whether notAsked or askedAnyway matches t.
-func undoIn(t string) bool { return undoEnd(t) >= 0 }
+func undoIn(t string) bool { return undoEnd(t, len(t)) >= 0 }
 
 // orTrueEnd returns where notAsked's `\|\|\s*(?:true|:)(?:\s|$)` at i
 // of t ends, or -1.

@@ -73,7 +73,12 @@ func (s *scanner) nearMatch(lines []line, lo, hi, k int) bool {
 func (s *scanner) reachOf(lines []line, j, k int) place {
 	l := &lines[j]
 	if l.near == nil {
-		l.near = new([nearExprs]reach)
+		if n := len(s.freeNear); n > 0 {
+			l.near, s.freeNear = s.freeNear[n-1], s.freeNear[:n-1]
+			*l.near = [nearExprs]reach{}
+		} else {
+			l.near = new([nearExprs]reach)
+		}
 	}
 	r := &l.near[k]
 	if r.asked && (r.done || r.to >= len(lines)-1-j) {
@@ -91,7 +96,7 @@ func (s *scanner) reachOf(lines []line, j, k int) place {
 	// None ends on the line: the first that ends past it starts among
 	// its last runs of \S.
 	tail := tokensTail(t, seamTokens)
-	seam, ends, done := seamText(lines, j, tail, nearExtra)
+	seam, ends, done := s.seamText(lines, j, tail, nearExtra)
 	r.end, r.to, r.done = undoNone, len(ends)-1, done
 	if e := firstEnd(seam, 0, len(t)-tail, end); e >= 0 {
 		n := 0

@@ -461,11 +461,12 @@ func (s *scanner) prerequisiteContext(lines []line, i int, hiddenText bool) (why
 	// The lines around, joined, are written only for an expression that
 	// may match them.
 	near := func() string {
-		near := l.clean
+		var near strings.Builder
 		for j := max(0, i-3); j < i; j++ {
-			near = lines[j].clean + "\n" + near
+			near.WriteString(lines[j].clean + "\n")
 		}
-		return near
+		near.WriteString(l.clean)
+		return near.String()
 	}
 	nearAfter := func() string {
 		t := near()

@@ -45,8 +45,16 @@ type scanner struct {
 	win []line
 	// asked is what confirmFast gathers of a window of lines.
 	asked confirmWindow
-	texts []string
-	batch []*prefilter.Hits
+	// freeFacts and freeNear are what rules 5 and 6 learnt of lines
+	// that left the window (recycleNear); seamBuf, seamEnds, spans and
+	// spans2 what a seam is read with.
+	freeFacts     []*confirmFacts
+	freeNear      []*[nearExprs]reach
+	seamBuf       []byte
+	seamEnds      []int
+	spans, spans2 []int32
+	texts         []string
+	batch         []*prefilter.Hits
 	// file is the text file being read; layout, its sample reports,
 	// tables and prose (patterns.go), is read from it when a rule
 	// first needs it, once per file.

@@ -59,6 +59,9 @@ var rulesDigests = map[string][]string{
 		"f0543774c827dbbaee2ce573cf093b7809af3ec4399c45ca3007b9d7b23c7531", // rule 5's confirmation read once a line (confirm.go), which answers as the expressions do
 		"465f0447aff0e3d82023a655a18a44897e95822d5a4b9f905cc89a73b7981a5d", // rule 6's password and prerequisite around a download read once a line (near.go), which answers as the expressions do
 	},
+	"7": {
+		"4751b2633c389b8f9744c84e306c1f5fa6df4eb6fe11ad52b4ed98fecbada6c1", // rule 6: the lines around a download joined in their order
+	},
 }
 
 // rulesFiles hold the rules, their expressions, the reading of text and
