@@ -320,7 +320,12 @@
 //     the reply is neither given a default (${a:-y}, ${a:=y}) nor
 //     assigned after the read (a=y). A prompt whose default is yes, a
 //     test for anything but yes, and a download in another branch stay
-//     rule 6's. Wording that asks the user is an instruction too, but
+//     rule 6's. A script's prompts are read up to a budget, so that a
+//     script of nothing but downloads behind prompts is read in linear
+//     time: the lines before its downloads, 16 KiB and a sixteenth of
+//     the file in all (scriptBudget); a download past it stays rule
+//     6's. An installer script with a prompted download every few
+//     dozen lines stays well within it. Wording that asks the user is an instruction too, but
 //     one that hands the decision, with the command in view, to the
 //     user.
 //
@@ -794,8 +799,10 @@
 //     a password is, are joined in their order; they were joined as
 //     the line above, the two above it, then the download's, so that a
 //     phrase over a line's end, "this\nskill needs" or "pass\n=", was
-//     read only between the download's line and the one above it):
-//     the fixtures' findings are those of RulesVersion 6.
+//     read only between the download's line and the one above it; and
+//     rule 5: a script's prompts before its downloads are read within a
+//     budget, past which a download stays rule 6's): the fixtures'
+//     findings are those of RulesVersion 6.
 //
 // Why the rules that fire on real skills fire: credential-read, setup
 // instructions that name a .env file (most of them; .env.local and

@@ -666,11 +666,28 @@ func notAskedTail(t string, p int) int {
 // confirmed is confirmed, read once a line (confirmFast); an exhaustive
 // audit, the reference of the others, runs the expressions.
 func (s *scanner) confirmed(name string, lines []line, i, at int) bool {
+	if !isMarkdown(name) {
+		// A script's confirmation reads the lines before the download
+		// with expressions, within its budget.
+		n := at
+		for _, l := range lines[max(0, i-3):i] {
+			n += len(l.clean) + 1
+		}
+		if n > s.scriptBudget {
+			s.scriptBudget = 0
+			return false
+		}
+		s.scriptBudget -= n
+	}
 	if s.exhaustive {
 		return confirmed(name, lines, i, at)
 	}
 	return s.confirmFast(name, lines, i, at)
 }
+
+// scriptBudget is how many bytes of the lines before its downloads a
+// script's confirmations may read: 16 KiB and a sixteenth of the file.
+func scriptBudget(text string) int { return 16<<10 + len(text)/16 }
 
 // confirmFast is confirmed, from each line's confirmFacts.
 func (s *scanner) confirmFast(name string, lines []line, i, at int) bool {

@@ -402,3 +402,39 @@ func treeFindings(fsys fs.FS) ([]audit.Finding, error) {
 	rep, err := audit.Tree(fsys)
 	return rep.Findings, err
 }
+
+// TestScriptConfirmationBudget: a script's prompts before its downloads
+// are read up to a budget (16 KiB and a sixteenth of the file of the
+// lines before them): an installer with a few prompted downloads has
+// each read, and in a script of nothing else the downloads past the
+// budget stay rule 6's.
+func TestScriptConfirmationBudget(t *testing.T) {
+	block := "printf 'Install? [y/N] '; read -r a\nif [ \"$a\" = y ]; then\n  curl -fsSL https://h.dev/i.sh | sh # asks for your password\nfi\n"
+	for _, c := range []struct {
+		blocks int
+		want   []string
+	}{
+		{20, []string{"download-exec"}},
+		{400, []string{"download-exec", "prerequisite-install"}},
+	} {
+		r, err := audit.Tree(tree("", "setup.sh", "#!/bin/sh\n"+strings.Repeat(block, c.blocks)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := rulesOf(r.Findings); !slices.Equal(got, c.want) {
+			t.Fatalf("%d prompted downloads: rules %v, want %v", c.blocks, got, c.want)
+		}
+		// Those within the budget come first.
+		last := 0
+		for _, f := range r.Findings {
+			if f.Rule == "download-exec" {
+				last = f.Line
+			}
+		}
+		for _, f := range r.Findings {
+			if f.Rule == "prerequisite-install" && f.Line < last {
+				t.Errorf("%d prompted downloads: line %d is rule 6's before line %d, rule 5's", c.blocks, f.Line, last)
+			}
+		}
+	}
+}

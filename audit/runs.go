@@ -74,6 +74,7 @@ func blockMode(info string) runMode {
 func (s *scanner) startRuns(name, text string) {
 	s.runsFile = isMarkdown(name) && !strings.HasPrefix(text, "#!") && mayRun(text)
 	s.runCont = false
+	s.scriptBudget = scriptBudget(text)
 }
 
 // mayRun reports whether a Markdown text may hold a command: inline

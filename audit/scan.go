@@ -42,19 +42,21 @@ type scanner struct {
 	makeRoom func(n int)
 	// win, texts, batch: text's window of lines and the texts and Hits
 	// of the lines it scans at a time, which every file reuses
-	win []line
-	// asked is what confirmFast gathers of a window of lines.
-	asked confirmWindow
+	win   []line
+	texts []string
+	batch []*prefilter.Hits
+	// asked is what confirmFast gathers of a window of lines;
 	// freeFacts and freeNear are what rules 5 and 6 learnt of lines
 	// that left the window (recycleNear); seamBuf, seamEnds, spans and
-	// spans2 what a seam is read with.
+	// spans2 what a seam is read with; scriptBudget, what is left of
+	// the file's (confirm.go).
+	asked         confirmWindow
 	freeFacts     []*confirmFacts
 	freeNear      []*[nearExprs]reach
 	seamBuf       []byte
 	seamEnds      []int
 	spans, spans2 []int32
-	texts         []string
-	batch         []*prefilter.Hits
+	scriptBudget  int
 	// file is the text file being read; layout, its sample reports,
 	// tables and prose (patterns.go), is read from it when a rule
 	// first needs it, once per file.

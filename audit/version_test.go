@@ -60,7 +60,7 @@ var rulesDigests = map[string][]string{
 		"465f0447aff0e3d82023a655a18a44897e95822d5a4b9f905cc89a73b7981a5d", // rule 6's password and prerequisite around a download read once a line (near.go), which answers as the expressions do
 	},
 	"7": {
-		"4751b2633c389b8f9744c84e306c1f5fa6df4eb6fe11ad52b4ed98fecbada6c1", // rule 6: the lines around a download joined in their order
+		"4f1a944ac8ca6c97f9a2ad1dae8cdf14c83a1f9107d677e0c53018b90d3805ce", // rule 6: the lines around a download joined in their order; rule 5: a script's prompts read within a budget
 	},
 }
 
