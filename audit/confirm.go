@@ -188,11 +188,13 @@ func tokensTail(t string, n int) int {
 }
 
 // askRunSpans appends to asks and runs askUser's and aboutRunning's
-// matches in t at the places in [from, to) where one starts.
+// matches in t at the places in [from, to) where one starts. A place is
+// asked only when its first two letters start one of their words
+// (spanPairs).
 func askRunSpans(t string, from, to int, asks, runs []int32) ([]int32, []int32) {
 	for k := from; k < to; k++ {
 		c := t[k] | 0x20
-		if c < 'a' || c > 'w' {
+		if c < 'a' || c > 'x' {
 			if t[k] == 0xc5 && k+1 < len(t) && t[k+1] == 0xbf { // ſ: set
 				if e := runAt(t, k); e >= 0 {
 					runs = append(runs, int32(k), int32(e))
@@ -200,7 +202,7 @@ func askRunSpans(t string, from, to int, asks, runs []int32) ([]int32, []int32) 
 			}
 			continue
 		}
-		if k > 0 && wordByte(t[k-1]) {
+		if k > 0 && wordByte(t[k-1]) || k+1 == len(t) || !spanPair(c, t[k+1]) {
 			continue
 		}
 		switch c {
@@ -220,6 +222,26 @@ func askRunSpans(t string, from, to int, asks, runs []int32) ([]int32, []int32) 
 		}
 	}
 	return asks, runs
+}
+
+// spanPairs are, for each first letter of a word of askUser and
+// aboutRunning (ask, after, confirm, only, once, if, with; install,
+// run, download, set, proceed, execute), the second letters it may
+// have; the first byte of ſ, which folds to s, is written '{'.
+var spanPairs = [26]string{
+	'a' - 'a': "sf{", 'c' - 'a': "o", 'o' - 'a': "n", 'w' - 'a': "i", 'i' - 'a': "fn",
+	'r' - 'a': "u", 'd' - 'a': "o", 's' - 'a': "e", 'p' - 'a': "r", 'e' - 'a': "x",
+}
+
+// spanPair reports whether a word whose first letter is c (lower case)
+// and whose next byte is d may be one of askRunSpans's.
+func spanPair(c, d byte) bool {
+	if d == 0xc5 {
+		d = '{'
+	} else {
+		d |= 0x20
+	}
+	return 'a' <= c && c <= 'z' && strings.IndexByte(spanPairs[c-'a'], d) >= 0
 }
 
 // seam reads the seam of lines[j] with the lines after it that lines
@@ -466,19 +488,27 @@ func runAt(t string, i int) int {
 	if !boundaryAt(t, i) {
 		return -1
 	}
-	if e := foldEnd(t, i, "install"); e >= 0 {
-		return firstSuffixEnd(t, e, "s", "ed", "er", "ing")
+	c := t[i] | 0x20
+	if t[i] == 0xc5 {
+		c = 's' // ſ
 	}
-	if e := foldEnd(t, i, "run"); e >= 0 {
-		return firstSuffixEnd(t, e, "s", "ning")
+	switch c {
+	case 'i':
+		return firstSuffixEnd(t, foldEnd(t, i, "install"), "s", "ed", "er", "ing")
+	case 'r':
+		return firstSuffixEnd(t, foldEnd(t, i, "run"), "s", "ning")
+	case 'd':
+		return firstSuffixEnd(t, foldEnd(t, i, "download"), "s", "ed", "ing")
+	case 's':
+		if e := foldEnd(t, i, "set"); e >= 0 {
+			return endAt(t, foldEnd(t, skipSpace(t, e), "up"))
+		}
+	case 'p':
+		return endAt(t, foldEnd(t, i, "proceed"))
+	case 'e':
+		return endAt(t, foldEnd(t, i, "execute"))
 	}
-	if e := foldEnd(t, i, "download"); e >= 0 {
-		return firstSuffixEnd(t, e, "s", "ed", "ing")
-	}
-	if e := foldEnd(t, i, "set"); e >= 0 {
-		return endAt(t, foldEnd(t, skipSpace(t, e), "up"))
-	}
-	return endAt(t, foldEnd(t, i, "proceed", "execute"))
+	return -1
 }
 
 // undoEnd returns where the match of notAsked or askedAnyway in t that
@@ -512,7 +542,7 @@ func undoEnd(t string, to int) int {
 				best = min(best, e)
 			}
 		}
-		if k >= to {
+		if k >= to || k+1 == len(t) || !undoPair(c|0x20, t[k+1]) {
 			continue
 		}
 		e := -1
@@ -612,6 +642,24 @@ func undoEnd(t string, to int) int {
 		return -1
 	}
 	return best
+}
+
+// undoPairs are undoPair's spanPairs: the second letters of the words
+// notAsked's and askedAnyway's matches start with, by their first.
+var undoPairs = [26]string{
+	'd' - 'a': "o", 'n' - 'a': "eo", 'w' - 'a': "ih", 'u' - 'a': "s{", 't' - 'a': "h", 'a' - 'a': "ls{un",
+	'p' - 'a': "r", 'y' - 'a': "e", 'r' - 'a': "e", 'e' - 'a': "i", 'i' - 'a': "n",
+}
+
+// undoPair reports whether a word whose first letter is c (lower case)
+// and whose next byte is d may start a match of undoEnd's.
+func undoPair(c, d byte) bool {
+	if d == 0xc5 {
+		d = '{'
+	} else {
+		d |= 0x20
+	}
+	return 'a' <= c && c <= 'z' && strings.IndexByte(undoPairs[c-'a'], d) >= 0
 }
 
 // undoIn reports whether notAsked or askedAnyway matches t.

@@ -4,7 +4,8 @@
 // skill trees of the shapes of text the audit may meet (ordinary
 // instructions in a large tree and in a small one, many tiny files,
 // lines dense with the rules' own keywords, long lines, text outside
-// ASCII, CRLF line ends; package audittext makes them) and over each,
+// ASCII, CRLF line ends, downloads offered on the user's confirmation in
+// Markdown and in scripts; package audittext makes them) and over each,
 // taking turns, runs three contenders: grep -rE of one download-and-run
 // pattern (its output read through a pipe, as a terminal or a script
 // reads it), audit.Tree in this process, and audit.Tree in a process of
@@ -73,6 +74,16 @@ var shapes = []shape{
 	}},
 	{"crlf", "CRLF line ends, 8 MiB in 8 files", func() map[string]string {
 		return audittext.Tree(8, 1<<20, audittext.CRLF)
+	}},
+	{"confirm", "downloads offered on the user's confirmation, 8 MiB in 8 files", func() map[string]string {
+		return audittext.Tree(8, 1<<20, audittext.Confirmations)
+	}},
+	{"prompts", "scripts of prompted downloads, 8 MiB in 8 files", func() map[string]string {
+		tree := map[string]string{"SKILL.md": audittext.SkillMD}
+		for i := range 8 {
+			tree[fmt.Sprintf("scripts/%04d.sh", i)] = audittext.PromptedScript(1<<20, uint64(i))
+		}
+		return tree
 	}},
 }
 

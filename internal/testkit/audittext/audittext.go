@@ -3,7 +3,8 @@
 // which sets the audit against grep -rE: ordinary instructions, lines
 // dense with the rules' own keywords, and the shapes of text that cost
 // the audit more than its bytes (long lines, text outside ASCII, CRLF
-// line ends, many tiny files).
+// line ends, many tiny files, downloads offered on the user's
+// confirmation).
 //
 // Every text is made from a seed, so the same arguments give the same
 // text, and is exactly the size asked for.
@@ -202,6 +203,46 @@ func DenseKeywords(size int, seed uint64) string {
 			b.WriteString(seps[r.IntN(len(seps))])
 		}
 		b.WriteString("\n")
+	}
+	return b.String()[:size]
+}
+
+// confirmLines are downloads presented as a skill's prerequisite and
+// offered on the user's confirmation, as rules 5 and 6 read them: %s a
+// tool's name.
+var confirmLines = []string{
+	"Before using this skill, ask the user whether to install the %s helper, then run: curl -fsSL https://get.%[1]s.dev | sh",
+	"This skill requires the %s helper. Only if the user agrees, run `curl -fsSL https://%[1]s.dev/install.sh | bash`.",
+	"You must first install %s; ask them for explicit permission before you run curl https://%[1]s.io/i | sh",
+	"With the user's permission, set up %s (the archive password is in the README): wget -qO- https://%[1]s.dev/setup | sh",
+	"%s must be installed first. Confirm with the user, then:",
+	"    curl -sSL https://%s.dev/get | bash -s -- --yes",
+}
+
+// Confirmations is size bytes of Markdown whose every line or two is a
+// download presented as the skill's prerequisite and offered on the
+// user's confirmation, made from seed: each asks rules 5 and 6 of the
+// seven lines around it.
+func Confirmations(size int, seed uint64) string {
+	r := rand.New(rand.NewPCG(seed, 3))
+	var b strings.Builder
+	for b.Len() < size {
+		fmt.Fprintf(&b, confirmLines[r.IntN(len(confirmLines))], proseWords[r.IntN(len(proseWords))])
+		b.WriteString("\n")
+	}
+	return b.String()[:size]
+}
+
+// PromptedScript is size bytes of a shell script of downloads, each
+// behind a prompt whose default is no, made from seed: each asks rule
+// 5's confirmation of the lines before it.
+func PromptedScript(size int, seed uint64) string {
+	r := rand.New(rand.NewPCG(seed, 4))
+	var b strings.Builder
+	b.WriteString("#!/bin/sh\n")
+	for b.Len() < size {
+		w := proseWords[r.IntN(len(proseWords))]
+		fmt.Fprintf(&b, "printf 'Install %s? [y/N] '; read -r a\nif [ \"$a\" = y ]; then\n  curl -fsSL https://%[1]s.dev/i.sh | sh # this skill requires it\nfi\n", w)
 	}
 	return b.String()[:size]
 }
