@@ -808,7 +808,10 @@ func (in *Installer) Remove(ctx context.Context, req RemoveRequest) ([]Change, e
 	for _, n := range names {
 		plans = append(plans, in.planRemoval(ctx, n, lock.Skills[n], agents, req.Force))
 	}
-	plans = in.planRequirements(ctx, lock, plans, req)
+	// What the lock file records of the policy's requirements, found
+	// once for the plans and for the check of them.
+	required, reqErr := in.requiredIn(lock)
+	plans = in.planRequirements(ctx, lock, plans, req, policyEntries(required))
 	var problems []error
 	for _, r := range plans {
 		problems = append(problems, r.problems...)
@@ -817,7 +820,10 @@ func (in *Installer) Remove(ctx context.Context, req RemoveRequest) ([]Change, e
 		// What was examined after ctx ended is not known: no verdict.
 		return s.recovered, interrupted(ctx, "nothing was changed")
 	}
-	if err := in.keepRequired(lock, plans); err != nil {
+	if reqErr != nil {
+		return s.recovered, reqErr
+	}
+	if err := keepRequired(required, plans); err != nil {
 		return s.recovered, err
 	}
 	if len(problems) > 0 {
@@ -878,8 +884,9 @@ type removal struct {
 // (one named for some of its agents only is planned again, for every
 // one), unless the policy requires it and no one named it: that one
 // stays, no longer marked a dependency; and each skill that goes while a skill that stays requires it
-// is stopped, unless req.Required is set.
-func (in *Installer) planRequirements(ctx context.Context, lock *lockFile, plans []removal, req RemoveRequest) []removal {
+// is stopped, unless req.Required is set. kept maps the skills the
+// policy requires to the entry that does (policyEntries).
+func (in *Installer) planRequirements(ctx context.Context, lock *lockFile, plans []removal, req RemoveRequest, kept map[string]string) []removal {
 	going := map[string]bool{}
 	for _, r := range plans {
 		if r.cur == nil {
@@ -895,7 +902,6 @@ func (in *Installer) planRequirements(ctx context.Context, lock *lockFile, plans
 	// A dependency the policy requires and no one named stays, and so
 	// does what it needs in turn: the orphans are counted again with
 	// those kept as skills the user named.
-	kept, _ := in.policyEntries(lock) // none unread: keepRequired fails with the error
 	stay := map[string]bool{}
 	for _, n := range orphans(lock.Skills, going, nil) {
 		if kept[n] != "" && !slices.ContainsFunc(plans, func(p removal) bool { return p.name == n }) {

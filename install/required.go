@@ -646,19 +646,22 @@ func requiredAgents(lock *lockFile, r PolicyRequirement) ([]Agent, error) {
 	return LookupAgents(slices.Sorted(maps.Keys(ids))...)
 }
 
+// requiredIn is what lock records of each skill the policy requires
+// ([Installer.PolicyRequired] of lock): none without required entries.
+func (in *Installer) requiredIn(lock *lockFile) ([]PolicyRequirement, error) {
+	reqs := in.policyRequirements()
+	if len(reqs) == 0 {
+		return nil, nil
+	}
+	return in.checkRequired(lock, reqs)
+}
+
 // keepRequired refuses, with [ErrPolicyRequired], removals that would take
 // from the lock file a skill installed from a source the policy
 // requires, or take it from an agent the requirement names; --force or
-// not: only the policy file can lift a requirement.
-func (in *Installer) keepRequired(lock *lockFile, plans []removal) error {
-	reqs := in.policyRequirements()
-	if len(reqs) == 0 {
-		return nil
-	}
-	got, err := in.checkRequired(lock, reqs)
-	if err != nil {
-		return err
-	}
+// not: only the policy file can lift a requirement. got is what the
+// lock file records of the policy's requirements (requiredIn).
+func keepRequired(got []PolicyRequirement, plans []removal) error {
 	var problems []string
 	for _, p := range plans {
 		for _, r := range got {
@@ -696,18 +699,10 @@ func (in *Installer) keepRequired(lock *lockFile, plans []removal) error {
 	return fmt.Errorf("%w: %d skills:\n  %s\n%s", ErrPolicyRequired, len(problems), strings.Join(problems, "\n  "), rest)
 }
 
-// policyEntries maps each skill lock records from a source the policy
-// requires to the first entry that requires it (RequiredSkill.Policy);
-// none without required entries.
-func (in *Installer) policyEntries(lock *lockFile) (map[string]string, error) {
-	reqs := in.policyRequirements()
-	if len(reqs) == 0 {
-		return nil, nil
-	}
-	got, err := in.checkRequired(lock, reqs)
-	if err != nil {
-		return nil, err
-	}
+// policyEntries maps each skill of got, what the lock file records of the
+// policy's requirements (requiredIn), to the first entry that requires
+// it ([PolicyRequirement].Policy).
+func policyEntries(got []PolicyRequirement) map[string]string {
 	by := map[string]string{}
 	for _, r := range got {
 		for _, name := range r.Skills {
@@ -716,7 +711,7 @@ func (in *Installer) policyEntries(lock *lockFile) (map[string]string, error) {
 			}
 		}
 	}
-	return by, nil
+	return by
 }
 
 // markRequired sets RequiredByPolicy of each status of a skill this tool
@@ -729,10 +724,11 @@ func (in *Installer) markRequired(st []Status) error {
 	if err != nil {
 		return err
 	}
-	by, err := in.policyEntries(lock)
+	got, err := in.requiredIn(lock)
 	if err != nil {
 		return err
 	}
+	by := policyEntries(got)
 	for i := range st {
 		if st[i].Kind != "" {
 			st[i].RequiredByPolicy = by[st[i].Skill]
