@@ -1165,11 +1165,15 @@ type ListRequest struct {
 // sources of installed skills as [StateSource] (a project's own skills
 // folder that is also an agent's, say); and the others as external.
 func (in *Installer) List(ctx context.Context, req ListRequest) ([]Status, error) {
-	st, err := in.list(ctx, req.Agents, true, false)
+	lock, err := in.viewLock()
+	if err != nil {
+		return nil, err
+	}
+	st, err := in.list(ctx, lock, req.Agents, true, false)
 	if err != nil {
 		return st, err
 	}
-	return st, in.markRequired(st)
+	return st, in.markRequired(lock, st)
 }
 
 // Installed returns the names of the skills this tool installed in the
@@ -1188,16 +1192,12 @@ func (in *Installer) Installed(ctx context.Context) ([]string, error) {
 	return slices.Sorted(maps.Keys(lock.Skills)), nil
 }
 
-// list is List; without readers it reports each recorded place once, for
-// its own agent, and looks only in the folders skills are installed into;
-// with rehash it reads every folder it hashes, trusting no stat record
-// (rule 16).
-func (in *Installer) list(ctx context.Context, agents []Agent, readers, rehash bool) ([]Status, error) {
+// list is List of lock, the scope's lock file (viewLock); without
+// readers it reports each recorded place once, for its own agent, and
+// looks only in the folders skills are installed into; with rehash it
+// reads every folder it hashes, trusting no stat record (rule 16).
+func (in *Installer) list(ctx context.Context, lock *lockFile, agents []Agent, readers, rehash bool) ([]Status, error) {
 	in.stamps.forgetDevs()
-	lock, err := in.viewLock()
-	if err != nil {
-		return nil, err
-	}
 	if len(agents) == 0 {
 		agents = Agents()
 	}
@@ -1532,7 +1532,7 @@ func (in *Installer) Verify(ctx context.Context) ([]Status, error) {
 	if len(lock.Skills) == 0 && len(lock.Unfinished) == 0 {
 		return nil, fmt.Errorf("%s: %w, so there is nothing to verify (install skills with 'agentskills add')", in.lockPath(), ErrNothingRecorded)
 	}
-	all, err := in.list(ctx, nil, false, true)
+	all, err := in.list(ctx, lock, nil, false, true)
 	if err != nil {
 		return nil, err
 	}

@@ -715,15 +715,8 @@ func policyEntries(got []PolicyRequirement) map[string]string {
 }
 
 // markRequired sets RequiredByPolicy of each status of a skill this tool
-// installed from a source the policy requires.
-func (in *Installer) markRequired(st []Status) error {
-	if len(in.policyRequirements()) == 0 {
-		return nil
-	}
-	lock, err := in.viewLock()
-	if err != nil {
-		return err
-	}
+// installed, as lock records it, from a source the policy requires.
+func (in *Installer) markRequired(lock *lockFile, st []Status) error {
 	got, err := in.requiredIn(lock)
 	if err != nil {
 		return err
