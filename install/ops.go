@@ -18,8 +18,8 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/agentadaptor/agentadaptor/internal/redact"
 	"github.com/agentadaptor/agentadaptor/internal/skillcache"
-	"github.com/agentadaptor/agentadaptor/internal/sourceloc"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source"
 	"github.com/agentadaptor/agentadaptor/trust"
@@ -705,7 +705,7 @@ func (in *Installer) stampedSource(ctx context.Context, source string, names []s
 		return nil
 	}
 	rec := in.recordSource(root)
-	r := &sourceSkills{source: sourceloc.Redact(root), skills: make([]candidate, 0, len(names)), cleanup: func() {}}
+	r := &sourceSkills{source: redact.URL(root), skills: make([]candidate, 0, len(names)), cleanup: func() {}}
 	for _, name := range names {
 		e := lock.Skills[name]
 		if e.Lenient || !realFolders(root, e.Subpath) {

@@ -13,7 +13,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/agentadaptor/agentadaptor/internal/sourceloc"
+	"github.com/agentadaptor/agentadaptor/internal/redact"
 	"github.com/agentadaptor/agentadaptor/policy"
 	"github.com/agentadaptor/agentadaptor/source"
 	"github.com/agentadaptor/agentadaptor/source/oci"
@@ -258,7 +258,7 @@ func (in *Installer) checkRequired(lock *lockFile, reqs []policy.Requirement) ([
 	for _, req := range reqs {
 		if req.Project && !in.localRequired {
 			if err := onThisMachine(req.Source); err != nil {
-				return nil, fmt.Errorf("%w: %s: %s: the source %q is refused: %v; a project's policy may require only skills published elsewhere (the user's own policy file may name one on this machine)", policy.ErrInvalid, where(req.Rule), req.Name, sourceloc.Redact(req.Source), err)
+				return nil, fmt.Errorf("%w: %s: %s: the source %q is refused: %v; a project's policy may require only skills published elsewhere (the user's own policy file may name one on this machine)", policy.ErrInvalid, where(req.Rule), req.Name, redact.URL(req.Source), err)
 			}
 		}
 		want, ok, err := in.sourcePlace(req.Source)
@@ -266,7 +266,7 @@ func (in *Installer) checkRequired(lock *lockFile, reqs []policy.Requirement) ([
 			err = errors.New("not a published source")
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%w: %s: %s: the source %q cannot be read: %v", policy.ErrInvalid, where(req.Rule), req.Name, sourceloc.Redact(req.Source), err)
+			return nil, fmt.Errorf("%w: %s: %s: the source %q cannot be read: %v", policy.ErrInvalid, where(req.Rule), req.Name, redact.URL(req.Source), err)
 		}
 		r := PolicyRequirement{Source: req.Source, Policy: req.Rule.String(), Agents: req.Agents, Reason: req.Reason, req: req, State: RequiredMet}
 		r.Skills = in.requiredFrom(lock, want, places)
