@@ -132,31 +132,53 @@ func TestCleanSetHostileRecord(t *testing.T) {
 
 // A record of a clean set is neither read nor kept under a root the skill
 // cache would not trust (# Kept reports, rule 3): one another user could
-// write could plant it for a malicious set.
+// write could plant it for a malicious set. The root's .audit folder is
+// held to the rule as the root is, though the skill cache, which does
+// not look at it, opens the root: the store's own check alone refuses it.
 func TestCleanSetOnlyUnderASafeRoot(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("access lists govern folders on Windows and are not checked")
 	}
-	root := filepath.Join(t.TempDir(), "cache")
-	if err := os.MkdirAll(filepath.Join(root, ".memo"), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	clean, bad := cleanSetSkills()
-	ofBad, _ := cleanSetOf(digestsOf(t, root, bad))
-	ofClean, _ := cleanSetOf(digestsOf(t, root, clean))
-	if err := os.WriteFile(filepath.Join(root, ".memo", ofBad.key+".folder"), ofBad.record, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chmod(root, 0o770); err != nil {
-		t.Fatal(err)
-	}
-	defer os.Chmod(root, 0o700)
-	st := newReportStore(root)
-	if st.hasClean(ofBad) {
-		t.Errorf("hasClean() under a root its group may write = true, want the planted record ignored")
-	}
-	st.keepClean(ofClean)
-	if _, err := os.Lstat(filepath.Join(root, ".memo", ofClean.key+".folder")); err == nil {
-		t.Errorf("a record was kept under a root its group may write")
+	for _, tt := range []struct {
+		name   string
+		unsafe string // under the root, the folder its group may write
+	}{
+		{name: "the root", unsafe: "."},
+		{name: "its .audit folder", unsafe: reportsDir},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			root := filepath.Join(t.TempDir(), "cache")
+			for _, dir := range []string{".memo", reportsDir} {
+				if err := os.MkdirAll(filepath.Join(root, dir), 0o700); err != nil {
+					t.Fatal(err)
+				}
+			}
+			clean, bad := cleanSetSkills()
+			ofBad, _ := cleanSetOf(digestsOf(t, root, bad))
+			ofClean, _ := cleanSetOf(digestsOf(t, root, clean))
+			if err := os.WriteFile(filepath.Join(root, ".memo", ofBad.key+".folder"), ofBad.record, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			unsafe := filepath.Join(root, tt.unsafe)
+			if err := os.Chmod(unsafe, 0o770); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { os.Chmod(unsafe, 0o700) })
+			if tt.unsafe != "." {
+				store, err := cache.Open(root)
+				if err != nil {
+					t.Fatalf("cache.Open(%s) = %v, want the root taken: only the store's own check may refuse it", root, err)
+				}
+				store.Close()
+			}
+			st := newReportStore(root)
+			if st.hasClean(ofBad) {
+				t.Errorf("hasClean() with %s its group may write = true, want the planted record ignored", tt.name)
+			}
+			st.keepClean(ofClean)
+			if _, err := os.Lstat(filepath.Join(root, ".memo", ofClean.key+".folder")); err == nil {
+				t.Errorf("a record was kept with %s its group may write", tt.name)
+			}
+		})
 	}
 }
