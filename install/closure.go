@@ -12,7 +12,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/agentadaptor/agentadaptor/internal/sourceloc"
+	"github.com/agentadaptor/agentadaptor/internal/redact"
 	"github.com/agentadaptor/agentadaptor/skillmd"
 	"github.com/agentadaptor/agentadaptor/source"
 	"github.com/agentadaptor/agentadaptor/source/version"
@@ -201,7 +201,7 @@ func (cl *closure) follow(ctx context.Context, n *reqNode) ([]*reqNode, error) {
 	for i, text := range reqs {
 		// Recorded and shown without credentials, were there any
 		// (effective refuses them).
-		n.c.requires[i].Source = sourceloc.Redact(text)
+		n.c.requires[i].Source = redact.URL(text)
 		eff, err := cl.effective(text, n)
 		if cl.none {
 			if err == nil {
@@ -212,7 +212,7 @@ func (cl *closure) follow(ctx context.Context, n *reqNode) ([]*reqNode, error) {
 			}
 			continue
 		}
-		at := append(slices.Clone(n.chain), sourceloc.Redact(text))
+		at := append(slices.Clone(n.chain), redact.URL(text))
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w; nothing was changed", chainText(at), err)
 		}
@@ -511,7 +511,7 @@ func (cl *closure) keepsPolicyRange() error {
 				got = m.c.version
 			}
 			return fmt.Errorf("skill %q: %w: %s (%s) picks %s, which the policy's required entry %s (%s) does not admit; nothing was changed (make the requirement admit a version the policy requires, or change the policy's entry)",
-				m.name, ErrRequirements, chainText(m.chain), m.via, got, where(req.Rule), sourceloc.Redact(req.Source))
+				m.name, ErrRequirements, chainText(m.chain), m.via, got, where(req.Rule), redact.URL(req.Source))
 		}
 	}
 	return nil
@@ -575,7 +575,7 @@ func (cl *closure) both(ctx context.Context, a, b *candidate, chain []string) *c
 	if !ok {
 		return nil
 	}
-	c, err := cl.readReq(ctx, sourceloc.Redact(v.WithRange(rng)), chain)
+	c, err := cl.readReq(ctx, redact.URL(v.WithRange(rng)), chain)
 	if err != nil || !sameSkill(cl.in, c, b) || c.version == "" {
 		return nil
 	}
@@ -644,8 +644,8 @@ func (cl *closure) effective(text string, n *reqNode) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%w: %w", ErrInvalidSource, err)
 	}
-	if sourceloc.Redact(text) != text {
-		return "", fmt.Errorf("%s: %w: it holds credentials in its URL, which a requirement (published text, recorded in the lock file) must not: the requiring skill names the source without them, and git's credential helpers, an SSH key or the environment give them", sourceloc.Redact(text), ErrInvalidSource)
+	if redact.URL(text) != text {
+		return "", fmt.Errorf("%s: %w: it holds credentials in its URL, which a requirement (published text, recorded in the lock file) must not: the requiring skill names the source without them, and git's credential helpers, an SSH key or the environment give them", redact.URL(text), ErrInvalidSource)
 	}
 	local := n.c != nil && (n.c.root != "" || isFileRepo(n.c.source))
 	switch {
@@ -748,7 +748,7 @@ func (in *Installer) recordedAs(text string) string {
 	if spec, err := source.Parse(text); err == nil && spec.Kind == source.Local && filepath.IsAbs(text) {
 		return in.recordSource(text)
 	}
-	return sourceloc.Redact(text)
+	return redact.URL(text)
 }
 
 // declared returns the requirements c declares (rule 17): its SKILL.md's

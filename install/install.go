@@ -1288,6 +1288,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agentadaptor/agentadaptor/internal/redact"
 	"github.com/agentadaptor/agentadaptor/internal/skillcache"
 	"github.com/agentadaptor/agentadaptor/internal/sourceloc"
 	"github.com/agentadaptor/agentadaptor/skill"
@@ -1366,7 +1367,7 @@ func (in *Installer) downloadAtMost(ctx context.Context, rawURL string, since va
 	if err != nil {
 		return "", nil, got, err
 	}
-	shown := sourceloc.Redact(rawURL)
+	shown := redact.URL(rawURL)
 	ctx, w := startWatchdog(ctx, in.timeout)
 	defer w.stop()
 	unavailable := func(err error) error {
@@ -1439,7 +1440,7 @@ func (in *Installer) policyRedirects(c *http.Client, shown string, pinned bool, 
 		hop := *req.URL
 		hop.User = nil
 		hop.Fragment, hop.RawFragment = "", ""
-		hopShown := sourceloc.Redact(req.URL.String())
+		hopShown := redact.URL(req.URL.String())
 		var err error
 		if sourceloc.HasDotSegment(hop.Path) {
 			err = errors.New("the hop's path has a '..' segment")
@@ -1468,11 +1469,11 @@ func (in *Installer) policyRedirects(c *http.Client, shown string, pinned bool, 
 func parseDownload(text string) (*url.URL, string, error) {
 	u, err := url.Parse(text)
 	if err != nil {
-		return nil, "", fmt.Errorf("%s: %w: %w", sourceloc.Redact(text), ErrInvalidSource, errors.Unwrap(err))
+		return nil, "", fmt.Errorf("%s: %w: %w", redact.URL(text), ErrInvalidSource, errors.Unwrap(err))
 	}
 	spec, err := source.Parse(text)
 	if u.Fragment != "" && (err != nil || spec.SHA256 == "") {
-		return nil, "", fmt.Errorf("%s: %w: the fragment must be #sha256= and 64 hex digits", sourceloc.Redact(text), ErrInvalidSource)
+		return nil, "", fmt.Errorf("%s: %w: the fragment must be #sha256= and 64 hex digits", redact.URL(text), ErrInvalidSource)
 	}
 	if err != nil {
 		return nil, "", fmt.Errorf("%w: %w", ErrInvalidSource, err)
@@ -1597,7 +1598,7 @@ func redactErr(err error, source string) string {
 		msg = strings.ReplaceAll(msg, u.User.String()+"@", url.User(u.User.Username()).String()+"@")
 		msg = strings.ReplaceAll(msg, p, "xxxxx")
 	}
-	if sourceloc.KeepsUser(u) {
+	if redact.KeepsUser(u) {
 		return msg
 	}
 	return strings.ReplaceAll(msg, url.User(u.User.Username()).String()+"@", "")

@@ -18,8 +18,8 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/agentadaptor/agentadaptor/internal/redact"
 	"github.com/agentadaptor/agentadaptor/internal/skillcache"
-	"github.com/agentadaptor/agentadaptor/internal/sourceloc"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source"
 	"github.com/agentadaptor/agentadaptor/trust"
@@ -705,7 +705,7 @@ func (in *Installer) stampedSource(ctx context.Context, source string, names []s
 		return nil
 	}
 	rec := in.recordSource(root)
-	r := &sourceSkills{source: sourceloc.Redact(root), skills: make([]candidate, 0, len(names)), cleanup: func() {}}
+	r := &sourceSkills{source: redact.URL(root), skills: make([]candidate, 0, len(names)), cleanup: func() {}}
 	for _, name := range names {
 		e := lock.Skills[name]
 		if e.Lenient || !realFolders(root, e.Subpath) {
@@ -808,7 +808,10 @@ func (in *Installer) Remove(ctx context.Context, req RemoveRequest) ([]Change, e
 	for _, n := range names {
 		plans = append(plans, in.planRemoval(ctx, n, lock.Skills[n], agents, req.Force))
 	}
-	plans = in.planRequirements(ctx, lock, plans, req)
+	// What the lock file records of the policy's requirements, found
+	// once for the plans and for the check of them.
+	required, reqErr := in.requiredIn(lock)
+	plans = in.planRequirements(ctx, lock, plans, req, policyEntries(required))
 	var problems []error
 	for _, r := range plans {
 		problems = append(problems, r.problems...)
@@ -817,7 +820,10 @@ func (in *Installer) Remove(ctx context.Context, req RemoveRequest) ([]Change, e
 		// What was examined after ctx ended is not known: no verdict.
 		return s.recovered, interrupted(ctx, "nothing was changed")
 	}
-	if err := in.keepRequired(lock, plans); err != nil {
+	if reqErr != nil {
+		return s.recovered, reqErr
+	}
+	if err := keepRequired(required, plans); err != nil {
 		return s.recovered, err
 	}
 	if len(problems) > 0 {
@@ -878,8 +884,9 @@ type removal struct {
 // (one named for some of its agents only is planned again, for every
 // one), unless the policy requires it and no one named it: that one
 // stays, no longer marked a dependency; and each skill that goes while a skill that stays requires it
-// is stopped, unless req.Required is set.
-func (in *Installer) planRequirements(ctx context.Context, lock *lockFile, plans []removal, req RemoveRequest) []removal {
+// is stopped, unless req.Required is set. kept maps the skills the
+// policy requires to the entry that does (policyEntries).
+func (in *Installer) planRequirements(ctx context.Context, lock *lockFile, plans []removal, req RemoveRequest, kept map[string]string) []removal {
 	going := map[string]bool{}
 	for _, r := range plans {
 		if r.cur == nil {
@@ -895,7 +902,6 @@ func (in *Installer) planRequirements(ctx context.Context, lock *lockFile, plans
 	// A dependency the policy requires and no one named stays, and so
 	// does what it needs in turn: the orphans are counted again with
 	// those kept as skills the user named.
-	kept, _ := in.policyEntries(lock) // none unread: keepRequired fails with the error
 	stay := map[string]bool{}
 	for _, n := range orphans(lock.Skills, going, nil) {
 		if kept[n] != "" && !slices.ContainsFunc(plans, func(p removal) bool { return p.name == n }) {
@@ -1159,11 +1165,15 @@ type ListRequest struct {
 // sources of installed skills as [StateSource] (a project's own skills
 // folder that is also an agent's, say); and the others as external.
 func (in *Installer) List(ctx context.Context, req ListRequest) ([]Status, error) {
-	st, err := in.list(ctx, req.Agents, true, false)
+	lock, err := in.viewLock()
+	if err != nil {
+		return nil, err
+	}
+	st, err := in.list(ctx, lock, req.Agents, true, false)
 	if err != nil {
 		return st, err
 	}
-	return st, in.markRequired(st)
+	return st, in.markRequired(lock, st)
 }
 
 // Installed returns the names of the skills this tool installed in the
@@ -1182,16 +1192,12 @@ func (in *Installer) Installed(ctx context.Context) ([]string, error) {
 	return slices.Sorted(maps.Keys(lock.Skills)), nil
 }
 
-// list is List; without readers it reports each recorded place once, for
-// its own agent, and looks only in the folders skills are installed into;
-// with rehash it reads every folder it hashes, trusting no stat record
-// (rule 16).
-func (in *Installer) list(ctx context.Context, agents []Agent, readers, rehash bool) ([]Status, error) {
+// list is List of lock, the scope's lock file (viewLock); without
+// readers it reports each recorded place once, for its own agent, and
+// looks only in the folders skills are installed into; with rehash it
+// reads every folder it hashes, trusting no stat record (rule 16).
+func (in *Installer) list(ctx context.Context, lock *lockFile, agents []Agent, readers, rehash bool) ([]Status, error) {
 	in.stamps.forgetDevs()
-	lock, err := in.viewLock()
-	if err != nil {
-		return nil, err
-	}
 	if len(agents) == 0 {
 		agents = Agents()
 	}
@@ -1526,7 +1532,7 @@ func (in *Installer) Verify(ctx context.Context) ([]Status, error) {
 	if len(lock.Skills) == 0 && len(lock.Unfinished) == 0 {
 		return nil, fmt.Errorf("%s: %w, so there is nothing to verify (install skills with 'agentskills add')", in.lockPath(), ErrNothingRecorded)
 	}
-	all, err := in.list(ctx, nil, false, true)
+	all, err := in.list(ctx, lock, nil, false, true)
 	if err != nil {
 		return nil, err
 	}

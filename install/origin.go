@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"path/filepath"
 
+	"github.com/agentadaptor/agentadaptor/internal/redact"
 	"github.com/agentadaptor/agentadaptor/internal/sourceloc"
 	"github.com/agentadaptor/agentadaptor/source"
 	"github.com/agentadaptor/agentadaptor/source/oci"
@@ -31,7 +32,7 @@ func (in *Installer) Origin(text string) (source.Origin, error) {
 // path is relative to the installer's project root; the text is shown as typed, without credentials, and a pin
 // recorded for it pins it.
 func (in *Installer) policySource(text, pin string, typed bool) (source.Origin, error) {
-	s := source.Origin{Display: sourceloc.Redact(text), Pinned: pin != ""}
+	s := source.Origin{Display: redact.URL(text), Pinned: pin != ""}
 	spec, err := source.Parse(text)
 	if err != nil {
 		if _, _, derr := parseDownload(text); derr != nil {
@@ -119,5 +120,5 @@ func notCanonical(s source.Origin, err error) error {
 }
 
 func dotSegmentError(text string) error {
-	return fmt.Errorf("%s: %w: the source's path has a '..' segment; write it without (the policy is checked against the path as written)", sourceloc.Redact(text), ErrInvalidSource)
+	return fmt.Errorf("%s: %w: the source's path has a '..' segment; write it without (the policy is checked against the path as written)", redact.URL(text), ErrInvalidSource)
 }

@@ -40,17 +40,35 @@ func dependingMarketplace(entries map[string]string) map[string]string {
 	return files
 }
 
+// gitMarket makes a git repository of dependingMarketplace(nil) and
+// returns its folder, its source at main, and what Add of plugin a from
+// it records: a1 -> b1 -> c1 and c2, each requirement written as the
+// source with the skill's folder (at).
+func gitMarket(t *testing.T) (dir, src string, at func(string) string, want map[string]reqSummary) {
+	t.Helper()
+	needGit(t)
+	dir = filepath.Join(t.TempDir(), "market")
+	gitRepo(t, dir, dependingMarketplace(nil))
+	src = "git+file://" + filepath.ToSlash(dir) + "#ref=main"
+	at = func(p string) string { return src + "&path=" + p }
+	want = map[string]reqSummary{
+		"a1": {Requires: []lockRequirement{{Source: at("plugins/b/skills/b1"), Skill: "b1"}}},
+		"b1": {Requires: []lockRequirement{{Source: at("plugins/c/skills/c1"), Skill: "c1"}, {Source: at("plugins/c/skills/c2"), Skill: "c2"}},
+			RequiredBy: []string{"a1"}, Dependency: true},
+		"c1": {RequiredBy: []string{"b1"}, Dependency: true},
+		"c2": {RequiredBy: []string{"b1"}, Dependency: true},
+	}
+	return dir, src, at, want
+}
+
 // TestPluginDependenciesGit checks rule 12's plugin dependencies in a
 // marketplace read from a git repository: Add of plugin a installs the
 // skills of b and c as dependencies, each requirement written as the
 // marketplace's source with the skill's folder at the same reference,
 // and removing a's skill removes them (rule 18).
 func TestPluginDependenciesGit(t *testing.T) {
-	needGit(t)
+	_, src, _, want := gitMarket(t)
 	f := newFixture(t)
-	dir := filepath.Join(t.TempDir(), "market")
-	gitRepo(t, dir, dependingMarketplace(nil))
-	src := "git+file://" + filepath.ToSlash(dir) + "#ref=main"
 	in := f.remoteInstaller(t, cachetest.Root(t))
 	changes, err := in.Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code"), Plugins: []string{"a"}})
 	if err != nil {
@@ -58,14 +76,6 @@ func TestPluginDependenciesGit(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"a1", "b1", "c1", "c2"}, installedNames(changes)); diff != "" {
 		t.Errorf("Add(--plugin a) installed (-want +got):\n%s", diff)
-	}
-	at := func(p string) string { return src + "&path=" + p }
-	want := map[string]reqSummary{
-		"a1": {Requires: []lockRequirement{{Source: at("plugins/b/skills/b1"), Skill: "b1"}}},
-		"b1": {Requires: []lockRequirement{{Source: at("plugins/c/skills/c1"), Skill: "c1"}, {Source: at("plugins/c/skills/c2"), Skill: "c2"}},
-			RequiredBy: []string{"a1"}, Dependency: true},
-		"c1": {RequiredBy: []string{"b1"}, Dependency: true},
-		"c2": {RequiredBy: []string{"b1"}, Dependency: true},
 	}
 	lock := projectLock(t, f)
 	if diff := cmp.Diff(want, summarize(lock)); diff != "" {
@@ -347,24 +357,13 @@ func TestPluginDependenciesArchive(t *testing.T) {
 // installed as b1's requirement; a requirement of the same repository
 // that a SKILL.md declares, then drops, is dropped.
 func TestPluginDependenciesUpdate(t *testing.T) {
-	needGit(t)
+	dir, src, at, want := gitMarket(t)
 	f := newFixture(t)
-	dir := filepath.Join(t.TempDir(), "market")
-	gitRepo(t, dir, dependingMarketplace(nil))
-	src := "git+file://" + filepath.ToSlash(dir) + "#ref=main"
 	in := f.remoteInstaller(t, cachetest.Root(t))
 	if _, err := in.Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code"), Plugins: []string{"a"}}); err != nil {
 		t.Fatalf("Add(--plugin a) = %v", err)
 	}
 	before := projectLock(t, f)
-	at := func(p string) string { return src + "&path=" + p }
-	want := map[string]reqSummary{
-		"a1": {Requires: []lockRequirement{{Source: at("plugins/b/skills/b1"), Skill: "b1"}}},
-		"b1": {Requires: []lockRequirement{{Source: at("plugins/c/skills/c1"), Skill: "c1"}, {Source: at("plugins/c/skills/c2"), Skill: "c2"}},
-			RequiredBy: []string{"a1"}, Dependency: true},
-		"c1": {RequiredBy: []string{"b1"}, Dependency: true},
-		"c2": {RequiredBy: []string{"b1"}, Dependency: true},
-	}
 	if diff := cmp.Diff(want, summarize(before)); diff != "" {
 		t.Fatalf("lock after Add(--plugin a) (-want +got):\n%s", diff)
 	}

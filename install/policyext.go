@@ -18,7 +18,7 @@ import (
 
 	"github.com/agentadaptor/agentadaptor/internal/atomicfile"
 	"github.com/agentadaptor/agentadaptor/internal/readfile"
-	"github.com/agentadaptor/agentadaptor/internal/sourceloc"
+	"github.com/agentadaptor/agentadaptor/internal/redact"
 	"github.com/agentadaptor/agentadaptor/policy"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source"
@@ -36,7 +36,7 @@ type lockPolicy struct {
 // lockExtends is one file a policy file extends, as pinned.
 type lockExtends struct {
 	// Source is the source as the extends key names it, without a URL's
-	// credentials (sourceloc.Redact): entries are matched on that text.
+	// credentials (redact.URL): entries are matched on that text.
 	Source string `json:"source"`
 	// Pin is the immutable version it was read at: a commit, a manifest
 	// digest, or the #sha256= of a URL.
@@ -85,7 +85,7 @@ func (in *Installer) LoadPolicy(ctx context.Context, req PolicyRequest) (*policy
 		if er.User {
 			root = in.env.Home
 		}
-		used[root] = append(used[root], sourceloc.Redact(er.Source))
+		used[root] = append(used[root], redact.URL(er.Source))
 		return in.extended(ctx, er.Trust, root, er, req)
 	}})
 	if err != nil || req.Frozen || req.Offline || req.ReadOnly {
@@ -132,7 +132,7 @@ func (in *Installer) pruneExtends(ctx context.Context, root string, sources []st
 // under root (# Policies that extend others), checked against t before
 // it is fetched.
 func (in *Installer) extended(ctx context.Context, t *policy.Policy, root string, req policy.ExtendsRequest, pr PolicyRequest) (policy.Extended, error) {
-	shown := sourceloc.Redact(req.Source)
+	shown := redact.URL(req.Source)
 	lockFile := filepath.Join(root, ".agents", lockName)
 	l, err := readLock(lockFile)
 	if err != nil {
@@ -274,7 +274,7 @@ func (in *Installer) recordExtends(ctx context.Context, root string, e lockExten
 // (# Policies that extend others, rule 3), and returns it and its pin.
 // Each redirect of the fetch is checked against p too.
 func (in *Installer) fetchPolicy(ctx context.Context, p *policy.Policy, text, pin string) ([]byte, string, error) {
-	shown := sourceloc.Redact(text)
+	shown := redact.URL(text)
 	t := &Trust{checker: trust.NewChecker(p)}
 	// The installer that fetches: this one, enforcing p, so that the
 	// redirects of a download (policyRedirects) and of a git repository

@@ -15,6 +15,7 @@ import (
 
 	"oras.land/oras-go/v2/registry/remote/retry"
 
+	"github.com/agentadaptor/agentadaptor/internal/redact"
 	"github.com/agentadaptor/agentadaptor/internal/skillcache"
 	"github.com/agentadaptor/agentadaptor/internal/sourceloc"
 	"github.com/agentadaptor/agentadaptor/skill"
@@ -386,25 +387,25 @@ func (in *Installer) gitRedirects(src git.Source) git.Option {
 		return rules, err
 	}
 	return git.WithRedirectCheck(func(_ context.Context, to string) error {
-		shown := sourceloc.Redact(to)
+		shown := redact.URL(to)
 		kind, loc, err := sourceloc.GitLocation(to)
 		if err != nil {
 			return dotSegmentError(to)
 		}
 		if err := p.Check(source.Origin{Kind: source.Kind(kind), Location: loc, Pinned: true, Display: shown}); err != nil {
-			return refusedBy(sourceloc.Redact(src.URL), "redirected to "+shown, err)
+			return refusedBy(redact.URL(src.URL), "redirected to "+shown, err)
 		}
 		had, err := applies(fromKind, from)
 		if err != nil {
-			return refusedBy(sourceloc.Redact(src.URL), "redirected to "+shown, err)
+			return refusedBy(redact.URL(src.URL), "redirected to "+shown, err)
 		}
 		now, err := applies(kind, loc)
 		if err != nil {
-			return refusedBy(sourceloc.Redact(src.URL), "redirected to "+shown, err)
+			return refusedBy(redact.URL(src.URL), "redirected to "+shown, err)
 		}
 		for rule := range now {
 			if !had[rule] {
-				return refusedBy(sourceloc.Redact(src.URL), fmt.Sprintf("the policy's %s applies to %s and not to the source's own address; add the repository by its new address, so that the rule is checked", rule, shown), nil)
+				return refusedBy(redact.URL(src.URL), fmt.Sprintf("the policy's %s applies to %s and not to the source's own address; add the repository by its new address, so that the rule is checked", rule, shown), nil)
 			}
 		}
 		return nil

@@ -13,7 +13,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/agentadaptor/agentadaptor/internal/sourceloc"
+	"github.com/agentadaptor/agentadaptor/internal/redact"
 	"github.com/agentadaptor/agentadaptor/policy"
 	"github.com/agentadaptor/agentadaptor/source"
 	"github.com/agentadaptor/agentadaptor/source/oci"
@@ -258,7 +258,7 @@ func (in *Installer) checkRequired(lock *lockFile, reqs []policy.Requirement) ([
 	for _, req := range reqs {
 		if req.Project && !in.localRequired {
 			if err := onThisMachine(req.Source); err != nil {
-				return nil, fmt.Errorf("%w: %s: %s: the source %q is refused: %v; a project's policy may require only skills published elsewhere (the user's own policy file may name one on this machine)", policy.ErrInvalid, where(req.Rule), req.Name, sourceloc.Redact(req.Source), err)
+				return nil, fmt.Errorf("%w: %s: %s: the source %q is refused: %v; a project's policy may require only skills published elsewhere (the user's own policy file may name one on this machine)", policy.ErrInvalid, where(req.Rule), req.Name, redact.URL(req.Source), err)
 			}
 		}
 		want, ok, err := in.sourcePlace(req.Source)
@@ -266,7 +266,7 @@ func (in *Installer) checkRequired(lock *lockFile, reqs []policy.Requirement) ([
 			err = errors.New("not a published source")
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%w: %s: %s: the source %q cannot be read: %v", policy.ErrInvalid, where(req.Rule), req.Name, sourceloc.Redact(req.Source), err)
+			return nil, fmt.Errorf("%w: %s: %s: the source %q cannot be read: %v", policy.ErrInvalid, where(req.Rule), req.Name, redact.URL(req.Source), err)
 		}
 		r := PolicyRequirement{Source: req.Source, Policy: req.Rule.String(), Agents: req.Agents, Reason: req.Reason, req: req, State: RequiredMet}
 		r.Skills = in.requiredFrom(lock, want, places)
@@ -646,19 +646,22 @@ func requiredAgents(lock *lockFile, r PolicyRequirement) ([]Agent, error) {
 	return LookupAgents(slices.Sorted(maps.Keys(ids))...)
 }
 
+// requiredIn is what lock records of each skill the policy requires
+// ([Installer.PolicyRequired] of lock): none without required entries.
+func (in *Installer) requiredIn(lock *lockFile) ([]PolicyRequirement, error) {
+	reqs := in.policyRequirements()
+	if len(reqs) == 0 {
+		return nil, nil
+	}
+	return in.checkRequired(lock, reqs)
+}
+
 // keepRequired refuses, with [ErrPolicyRequired], removals that would take
 // from the lock file a skill installed from a source the policy
 // requires, or take it from an agent the requirement names; --force or
-// not: only the policy file can lift a requirement.
-func (in *Installer) keepRequired(lock *lockFile, plans []removal) error {
-	reqs := in.policyRequirements()
-	if len(reqs) == 0 {
-		return nil
-	}
-	got, err := in.checkRequired(lock, reqs)
-	if err != nil {
-		return err
-	}
+// not: only the policy file can lift a requirement. got is what the
+// lock file records of the policy's requirements (requiredIn).
+func keepRequired(got []PolicyRequirement, plans []removal) error {
 	var problems []string
 	for _, p := range plans {
 		for _, r := range got {
@@ -696,18 +699,10 @@ func (in *Installer) keepRequired(lock *lockFile, plans []removal) error {
 	return fmt.Errorf("%w: %d skills:\n  %s\n%s", ErrPolicyRequired, len(problems), strings.Join(problems, "\n  "), rest)
 }
 
-// policyEntries maps each skill lock records from a source the policy
-// requires to the first entry that requires it (RequiredSkill.Policy);
-// none without required entries.
-func (in *Installer) policyEntries(lock *lockFile) (map[string]string, error) {
-	reqs := in.policyRequirements()
-	if len(reqs) == 0 {
-		return nil, nil
-	}
-	got, err := in.checkRequired(lock, reqs)
-	if err != nil {
-		return nil, err
-	}
+// policyEntries maps each skill of got, what the lock file records of the
+// policy's requirements (requiredIn), to the first entry that requires
+// it ([PolicyRequirement].Policy).
+func policyEntries(got []PolicyRequirement) map[string]string {
 	by := map[string]string{}
 	for _, r := range got {
 		for _, name := range r.Skills {
@@ -716,23 +711,17 @@ func (in *Installer) policyEntries(lock *lockFile) (map[string]string, error) {
 			}
 		}
 	}
-	return by, nil
+	return by
 }
 
 // markRequired sets RequiredByPolicy of each status of a skill this tool
-// installed from a source the policy requires.
-func (in *Installer) markRequired(st []Status) error {
-	if len(in.policyRequirements()) == 0 {
-		return nil
-	}
-	lock, err := in.viewLock()
+// installed, as lock records it, from a source the policy requires.
+func (in *Installer) markRequired(lock *lockFile, st []Status) error {
+	got, err := in.requiredIn(lock)
 	if err != nil {
 		return err
 	}
-	by, err := in.policyEntries(lock)
-	if err != nil {
-		return err
-	}
+	by := policyEntries(got)
 	for i := range st {
 		if st[i].Kind != "" {
 			st[i].RequiredByPolicy = by[st[i].Skill]

@@ -114,10 +114,7 @@ func TestRequiredForgedLockVersionIgnored(t *testing.T) {
 	if _, err := in.Sync(ctx, SyncRequest{}); err != nil {
 		t.Fatalf("Sync = %v", err)
 	}
-	lock, err := readLock(lockPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	lock := projectLock(t, f)
 	body := readFile(t, filepath.Join(f.env.Project, ".agents", "skills", "changelog", "SKILL.md"))
 	if got := requiredStates(t, in); got[0] == "met changelog" && strings.HasSuffix(body, "version v2.0.0\n") {
 		t.Errorf("^1 met with v2.0.0 installed (source %s, version %q)", lock.Skills["changelog"].Source, lock.Skills["changelog"].Version)
@@ -167,8 +164,7 @@ func TestRequiredDependencyStaysOnRemove(t *testing.T) {
 	if _, err := in.Add(ctx, AddRequest{Sources: []string{appSrc}, Agents: agentsOf(t, "claude-code")}); err != nil {
 		t.Fatal(err)
 	}
-	lockPath := filepath.Join(f.env.Project, ".agents", lockName)
-	if lock, _ := readLock(lockPath); lock == nil || lock.Skills["dep"] == nil || !lock.Skills["dep"].Dependency {
+	if lock := projectLock(t, f); lock.Skills["dep"] == nil || !lock.Skills["dep"].Dependency {
 		t.Fatalf("dep is not recorded as a dependency: %+v", lock)
 	}
 	changes, err := in.Remove(ctx, RemoveRequest{Names: []string{"app"}})
@@ -180,10 +176,7 @@ func TestRequiredDependencyStaysOnRemove(t *testing.T) {
 			t.Errorf("Remove changed dep: %+v", c)
 		}
 	}
-	lock, err := readLock(lockPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	lock := projectLock(t, f)
 	if lock.Skills["app"] != nil || lock.Skills["dep"] == nil || lock.Skills["dep"].Dependency {
 		t.Errorf("after Remove: app %+v, dep %+v; want app gone, dep installed directly", lock.Skills["app"], lock.Skills["dep"])
 	}
@@ -301,11 +294,7 @@ func TestRequiredPinnedPolicy(t *testing.T) {
 			if _, err := in.Sync(t.Context(), SyncRequest{}); err != nil {
 				t.Fatalf("Sync = %v", err)
 			}
-			lock, err := readLock(filepath.Join(f.env.Project, ".agents", lockName))
-			if err != nil {
-				t.Fatal(err)
-			}
-			e := lock.Skills["changelog"]
+			e := projectLock(t, f).Skills["changelog"]
 			if e == nil || e.Version != want || e.Pin == "" || !strings.Contains(e.Source, "ref="+e.Pin) {
 				t.Fatalf("changelog = %+v, want it at the pin of %s, recorded as %s", e, want, want)
 			}

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/agentadaptor/agentadaptor/internal/sourceloc"
+	"github.com/agentadaptor/agentadaptor/internal/redact"
 )
 
 // requiredBy is, for each skill that skills requires (rule 18), the
@@ -122,7 +122,7 @@ func (in *Installer) unmet(lock *lockFile) []Status {
 			if r.Skill != "" && lock.Skills[r.Skill] != nil {
 				continue
 			}
-			out = append(out, Status{Skill: name, Path: in.canonicalPath(name), State: StateUnmet, Requirement: sourceloc.Redact(r.Source)})
+			out = append(out, Status{Skill: name, Path: in.canonicalPath(name), State: StateUnmet, Requirement: redact.URL(r.Source)})
 		}
 	}
 	return out

@@ -25,13 +25,12 @@ func TestRemoveKeptDependencyKeepsItsOwnDependency(t *testing.T) {
 	if _, err := in.Add(ctx, AddRequest{Sources: []string{appSrc}, Agents: agentsOf(t, "claude-code")}); err != nil {
 		t.Fatal(err)
 	}
-	lockPath := filepath.Join(f.env.Project, ".agents", lockName)
-	lock, _ := readLock(lockPath)
+	lock := projectLock(t, f)
 	t.Logf("before: dep=%+v leaf=%+v", lock.Skills["dep"], lock.Skills["leaf"])
 	if _, err := in.Remove(ctx, RemoveRequest{Names: []string{"app"}}); err != nil {
 		t.Fatalf("Remove(app) = %v, want app removed, dep and leaf kept", err)
 	}
-	lock, _ = readLock(lockPath)
+	lock = projectLock(t, f)
 	if lock.Skills["leaf"] == nil || lock.Skills["dep"] == nil {
 		t.Errorf("after Remove: dep %+v leaf %+v", lock.Skills["dep"], lock.Skills["leaf"])
 	}
@@ -79,7 +78,7 @@ func TestUpdateKeepsPolicyRequiredInRange(t *testing.T) {
 	if !errors.Is(err, ErrRequirements) || !strings.Contains(err.Error(), policy.FileName+":3") {
 		t.Fatalf("Add = %v, want %v naming the policy's entry", err, ErrRequirements)
 	}
-	if lock, _ := readLock(filepath.Join(f2.env.Project, ".agents", lockName)); lock != nil && lock.Skills["changelog"] != nil {
+	if lock := projectLock(t, f2); lock.Skills["changelog"] != nil {
 		t.Errorf("Add installed changelog out of the policy's range: %+v", lock.Skills["changelog"])
 	}
 }

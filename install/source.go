@@ -17,8 +17,8 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/agentadaptor/agentadaptor/audit"
+	"github.com/agentadaptor/agentadaptor/internal/redact"
 	"github.com/agentadaptor/agentadaptor/internal/skillcache"
-	"github.com/agentadaptor/agentadaptor/internal/sourceloc"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/skillmd"
 	"github.com/agentadaptor/agentadaptor/source"
@@ -667,7 +667,7 @@ func (in *Installer) resolve(ctx context.Context, source string, recorded bool, 
 }
 
 func (in *Installer) resolveSource(ctx context.Context, text string, recorded bool, st *sourceTrust, only []string) (*sourceSkills, error) {
-	r := &sourceSkills{source: sourceloc.Redact(text), cleanup: func() {}}
+	r := &sourceSkills{source: redact.URL(text), cleanup: func() {}}
 	spec, _ := source.Parse(text) // parseRemote reports its error
 	rs, err := in.parseRemote(text)
 	if err != nil {

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/agentadaptor/agentadaptor/internal/sourceloc"
+	"github.com/agentadaptor/agentadaptor/internal/redact"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source"
 	srcversion "github.com/agentadaptor/agentadaptor/source/version"
@@ -353,7 +353,7 @@ func (in *Installer) readPublished(ctx context.Context, lock *lockFile, src stri
 		if err != nil {
 			return nil, "", fmt.Errorf("%s: %w: %w", src, ErrInvalidSource, err)
 		}
-		rec, pin, version = sourceloc.Redact(v.WithRange(caret)), p, tag
+		rec, pin, version = redact.URL(v.WithRange(caret)), p, tag
 		if strings.Contains(v.Range(), "-") {
 			// A range that names a pre-release may pick one above every
 			// release: leaving it for the highest release would move the

@@ -14,7 +14,7 @@ import (
 
 	"github.com/agentadaptor/agentadaptor/audit"
 	"github.com/agentadaptor/agentadaptor/internal/readfile"
-	"github.com/agentadaptor/agentadaptor/internal/sourceloc"
+	"github.com/agentadaptor/agentadaptor/internal/redact"
 	"github.com/agentadaptor/agentadaptor/source"
 )
 
@@ -110,7 +110,7 @@ func (p *parser) extends(n *yaml.Node, f *rules) error {
 		return err
 	}
 	if strings.ContainsAny(s, " \t\n") {
-		return p.errf(n, "extends %q holds white space: name one source (as git+https://git.example.com/acme/agent-policy#ref=v3&path=%s)", sourceloc.Redact(s), FileName)
+		return p.errf(n, "extends %q holds white space: name one source (as git+https://git.example.com/acme/agent-policy#ref=v3&path=%s)", redact.URL(s), FileName)
 	}
 	f.ext.source, f.ext.line = s, n.Line
 	return nil
@@ -199,7 +199,7 @@ func extendChain(f *rules, home string, user bool, users []*rules, opts LoadOpti
 	seen := []string{f.path}
 	for cur := f; cur.ext.source != ""; {
 		at := Rule{Name: "extends", File: cur.path, Line: cur.ext.line}
-		shown := sourceloc.Redact(cur.ext.source) // what messages and the chain show of it
+		shown := redact.URL(cur.ext.source) // what messages and the chain show of it
 		switch {
 		case len(chain) > MaxExtends:
 			return nil, fmt.Errorf("%w: %s: extends %q: the chain from %s is longer than %d files extended; extend a file that extends fewer", ErrInvalid, where(at.File, at.Line), shown, f.path, MaxExtends)
@@ -222,7 +222,7 @@ func extendChain(f *rules, home string, user bool, users []*rules, opts LoadOpti
 		if len(ext.Data) > MaxFileSize {
 			return nil, fmt.Errorf("%w: %s: extends %q: the file is larger than %d bytes", ErrInvalid, where(at.File, at.Line), shown, MaxFileSize)
 		}
-		ext.Source = sourceloc.Redact(cmp.Or(ext.Source, cur.ext.source))
+		ext.Source = redact.URL(cmp.Or(ext.Source, cur.ext.source))
 		name := ext.name()
 		if slices.Contains(seen, name) {
 			return nil, fmt.Errorf("%w: %s: extends %q, which the chain holds already (%s): a file cannot extend itself", ErrInvalid, where(at.File, at.Line), shown, strings.Join(cur.ext.chain, " extends "))

@@ -9,7 +9,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/agentadaptor/agentadaptor/internal/agents"
-	"github.com/agentadaptor/agentadaptor/internal/sourceloc"
+	"github.com/agentadaptor/agentadaptor/internal/redact"
 	"github.com/agentadaptor/agentadaptor/source"
 	"github.com/agentadaptor/agentadaptor/source/version"
 )
@@ -102,7 +102,7 @@ func (p *parser) requirement(n *yaml.Node, name string) (Requirement, error) {
 		return r, err
 	}
 	if r.Ref, err = requiredRef(r.Source); err != nil {
-		return r, p.errf(v, "%s.source %s: %v", name, quote(sourceloc.Redact(r.Source)), err)
+		return r, p.errf(v, "%s.source %s: %v", name, quote(redact.URL(r.Source)), err)
 	}
 	if v, ok := fields["agents"]; ok {
 		items, err := p.list(v, name+".agents")

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/agentadaptor/agentadaptor/internal/sourceloc"
+	"github.com/agentadaptor/agentadaptor/internal/redact"
 )
 
 // Layer is one file of the effective policy, with where it comes from:
@@ -34,7 +34,7 @@ type Layer struct {
 func (p *Policy) Layers() []Layer {
 	var out []Layer
 	for _, f := range p.files {
-		l := Layer{File: f.path, Project: f.project, Chain: slices.Clone(f.ext.chain), Extends: sourceloc.Redact(f.ext.source)}
+		l := Layer{File: f.path, Project: f.project, Chain: slices.Clone(f.ext.chain), Extends: redact.URL(f.ext.source)}
 		if len(l.Chain) == 0 {
 			l.Chain = []string{f.path}
 		}
@@ -76,7 +76,7 @@ func (p *Policy) Entries() []Entry {
 			out = append(out, Entry{Rule: Rule{Name: name, File: f.path, Line: line}, Value: oneLine(value), Chain: chain})
 		}
 		if f.ext.source != "" {
-			add("extends", f.ext.line, sourceloc.Redact(f.ext.source))
+			add("extends", f.ext.line, redact.URL(f.ext.source))
 		}
 		if f.hasAllow && len(f.allow) == 0 {
 			add("sources.allow", f.allowLine, "[] (no source is allowed)")

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentadaptor/agentadaptor/internal/redact"
 	"github.com/agentadaptor/agentadaptor/internal/sourceloc"
 	"github.com/agentadaptor/agentadaptor/skill"
 )
@@ -113,18 +114,18 @@ func URLOrigin(text string) (Origin, error) {
 		return Origin{}, err
 	}
 	if spec.Kind != URL && spec.Kind != WebIndex {
-		return Origin{}, fmt.Errorf("source %s: %w: it is %s, not an archive's or a web index's URL", sourceloc.Redact(text), ErrInvalid, spec.Kind)
+		return Origin{}, fmt.Errorf("source %s: %w: it is %s, not an archive's or a web index's URL", redact.URL(text), ErrInvalid, spec.Kind)
 	}
 	u, err := url.Parse(text)
 	if err != nil {
-		return Origin{}, fmt.Errorf("source %s: %w: %w", sourceloc.Redact(text), ErrInvalid, err)
+		return Origin{}, fmt.Errorf("source %s: %w: %w", redact.URL(text), ErrInvalid, err)
 	}
 	u.Fragment, u.RawFragment = "", ""
 	loc, err := sourceloc.URLLocation(u.String())
 	if err != nil {
 		return Origin{}, err
 	}
-	return Origin{Kind: URL, Location: loc, Pinned: spec.SHA256 != "", Display: sourceloc.Redact(text)}, nil
+	return Origin{Kind: URL, Location: loc, Pinned: spec.SHA256 != "", Display: redact.URL(text)}, nil
 }
 
 // OriginSource is implemented by a skill source that says where it comes

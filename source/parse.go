@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/agentadaptor/agentadaptor/internal/gitsyntax"
-	"github.com/agentadaptor/agentadaptor/internal/sourceloc"
+	"github.com/agentadaptor/agentadaptor/internal/redact"
 )
 
 // Kind is the kind of source a text names (rules 16 to 21), and of an
@@ -100,7 +100,7 @@ func Parse(text string) (Spec, error) {
 func parseWeb(text string) (Spec, error) {
 	u, err := url.Parse(text)
 	if err != nil {
-		return Spec{}, fmt.Errorf("source %s: %w: %w", sourceloc.Redact(text), ErrInvalid, errors.Unwrap(err))
+		return Spec{}, fmt.Errorf("source %s: %w: %w", redact.URL(text), ErrInvalid, errors.Unwrap(err))
 	}
 	elems := strings.Split(strings.Trim(u.Path, "/"), "/")
 	plain := u.User == nil && u.RawQuery == "" && !u.ForceQuery && u.Fragment == ""
@@ -123,7 +123,7 @@ func parseWeb(text string) (Spec, error) {
 	if u.Fragment != "" {
 		v, ok := strings.CutPrefix(u.Fragment, "sha256=")
 		if !ok || len(v) != 64 || strings.Trim(strings.ToLower(v), "0123456789abcdef") != "" {
-			return Spec{}, fmt.Errorf("source %s: %w: the fragment must be #sha256= and 64 hex digits", sourceloc.Redact(text), ErrInvalid)
+			return Spec{}, fmt.Errorf("source %s: %w: the fragment must be #sha256= and 64 hex digits", redact.URL(text), ErrInvalid)
 		}
 		s.SHA256 = strings.ToLower(v)
 	}

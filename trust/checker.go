@@ -305,6 +305,15 @@ func (c *Checker) keep(digest string, rep audit.Report) {
 // threshold that the policy does not accept, except those of a rule
 // [AllowRisks] lets through; with the counts of such findings past the
 // audit's caps.
+//
+// What refuses is taken from rep's findings alone, so an empty report
+// (no finding, none past the caps) refuses under every policy,
+// threshold, accepted finding and allowed risk. The clean sets rely on
+// that (cleanset.go, # Kept reports, rule 8): a set whose every tree's
+// report was empty is allowed without its reports, and the policy is
+// never asked of them (Materializer.judge is skipped). A policy that
+// could refuse an empty report (one requiring something of every
+// skill's audit, say) must end that shortcut, or key a clean set by it.
 func (c *Checker) Refusing(rep audit.Report, skill string, o source.Origin) audit.Report {
 	left, _ := split(c.blocking(rep, skill, o), c.allowRisks)
 	return left

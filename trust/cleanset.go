@@ -74,7 +74,7 @@ func (st reportStore) hasClean(s cleanSet) bool {
 		return false
 	}
 	found := false
-	withStore(st.dir, func(store *cache.Store) { found = bytes.Equal(store.FolderRecord(s.key), s.record) })
+	st.store.with(st.dir, func(store *cache.Store) { found = bytes.Equal(store.FolderRecord(s.key), s.record) })
 	return found
 }
 
@@ -84,7 +84,7 @@ func (st reportStore) keepClean(s cleanSet) {
 	if st.dir == "" || !st.root.safe() {
 		return
 	}
-	withStore(st.dir, func(store *cache.Store) { store.SetFolderRecord(s.key, s.record) })
+	st.store.with(st.dir, func(store *cache.Store) { store.SetFolderRecord(s.key, s.record) })
 }
 
 // isClean reports whether every tree of the clean set s was audited

@@ -12,7 +12,9 @@ import (
 	"github.com/agentadaptor/agentadaptor/audit"
 	"github.com/agentadaptor/agentadaptor/internal/cache"
 	"github.com/agentadaptor/agentadaptor/internal/testkit/cachetest"
+	"github.com/agentadaptor/agentadaptor/policy"
 	"github.com/agentadaptor/agentadaptor/skill"
+	"github.com/agentadaptor/agentadaptor/source"
 )
 
 // installMD breaks prerequisite-install: the audit refuses a skill that
@@ -132,31 +134,113 @@ func TestCleanSetHostileRecord(t *testing.T) {
 
 // A record of a clean set is neither read nor kept under a root the skill
 // cache would not trust (# Kept reports, rule 3): one another user could
-// write could plant it for a malicious set.
+// write could plant it for a malicious set. The root's .audit folder is
+// held to the rule as the root is, though the skill cache, which does
+// not look at it, opens the root: the store's own check alone refuses it.
 func TestCleanSetOnlyUnderASafeRoot(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("access lists govern folders on Windows and are not checked")
 	}
-	root := filepath.Join(t.TempDir(), "cache")
-	if err := os.MkdirAll(filepath.Join(root, ".memo"), 0o700); err != nil {
+	for _, tt := range []struct {
+		name   string
+		unsafe string // under the root, the folder its group may write
+	}{
+		{name: "the root", unsafe: "."},
+		{name: "its .audit folder", unsafe: reportsDir},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			root := filepath.Join(t.TempDir(), "cache")
+			for _, dir := range []string{".memo", reportsDir} {
+				if err := os.MkdirAll(filepath.Join(root, dir), 0o700); err != nil {
+					t.Fatal(err)
+				}
+			}
+			clean, bad := cleanSetSkills()
+			ofBad, _ := cleanSetOf(digestsOf(t, root, bad))
+			ofClean, _ := cleanSetOf(digestsOf(t, root, clean))
+			if err := os.WriteFile(filepath.Join(root, ".memo", ofBad.key+".folder"), ofBad.record, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			unsafe := filepath.Join(root, tt.unsafe)
+			if err := os.Chmod(unsafe, 0o770); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { os.Chmod(unsafe, 0o700) })
+			if tt.unsafe != "." {
+				store, err := cache.Open(root)
+				if err != nil {
+					t.Fatalf("cache.Open(%s) = %v, want the root taken: only the store's own check may refuse it", root, err)
+				}
+				store.Close()
+			}
+			st := newReportStore(root)
+			if st.hasClean(ofBad) {
+				t.Errorf("hasClean() with %s its group may write = true, want the planted record ignored", tt.name)
+			}
+			st.keepClean(ofClean)
+			if _, err := os.Lstat(filepath.Join(root, ".memo", ofClean.key+".folder")); err == nil {
+				t.Errorf("a record was kept with %s its group may write", tt.name)
+			}
+		})
+	}
+}
+
+// The clean sets skip Materializer.judge (# Kept reports, rule 8): an
+// empty report refuses under no policy. Judged, an empty report is
+// allowed under the strictest threshold, with accepted findings and
+// allowed risks, by the project's file and the user's, while a finding
+// of low severity is refused by the same checker (but the zero
+// policy's, which refuses at high).
+func TestEmptyReportRefusesUnderNoPolicy(t *testing.T) {
+	home := t.TempDir()
+	parse := func(yaml string) *policy.Policy {
+		t.Helper()
+		p, err := policy.Parse([]byte(yaml), filepath.Join(t.TempDir(), policy.FileName))
+		if err != nil {
+			t.Fatalf("policy.Parse(%q) = %v", yaml, err)
+		}
+		return p
+	}
+	const strictest = "version: 1\naudit:\n  fail_on: info\n"
+	writeFile := func(dir, yaml string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Join(dir, ".agents"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, ".agents", policy.FileName), []byte(yaml), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	project := t.TempDir()
+	writeFile(home, strictest)
+	writeFile(project, "version: 1\naudit:\n  fail_on: low\n")
+	both, err := policy.Load(home, project)
+	if err != nil {
 		t.Fatal(err)
 	}
-	clean, bad := cleanSetSkills()
-	ofBad, _ := cleanSetOf(digestsOf(t, root, bad))
-	ofClean, _ := cleanSetOf(digestsOf(t, root, clean))
-	if err := os.WriteFile(filepath.Join(root, ".memo", ofBad.key+".folder"), ofBad.record, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chmod(root, 0o770); err != nil {
-		t.Fatal(err)
-	}
-	defer os.Chmod(root, 0o700)
-	st := newReportStore(root)
-	if st.hasClean(ofBad) {
-		t.Errorf("hasClean() under a root its group may write = true, want the planted record ignored")
-	}
-	st.keepClean(ofClean)
-	if _, err := os.Lstat(filepath.Join(root, ".memo", ofClean.key+".folder")); err == nil {
-		t.Errorf("a record was kept under a root its group may write")
+	for name, c := range map[string]*Checker{
+		"the zero policy":     NewChecker(nil),
+		"fail_on info":        NewChecker(parse(strictest)),
+		"an accepted finding": NewChecker(parse(strictest + "  accept:\n    - rule: binary-file\n      skill: \"*\"\n      reason: ours\n")),
+		"an allowed risk":     NewChecker(parse(strictest), AllowRisks("exec-bit")),
+		"both files":          NewChecker(both),
+	} {
+		t.Run(name, func(t *testing.T) {
+			m := &Materializer{checker: c}
+			sk := checked{s: skill.Inline("tone", ""), name: "tone", origin: source.Origin{Kind: source.Local, Location: "/skills/tone"}}
+			if got := c.Refusing(audit.Report{}, sk.name, sk.origin); len(got.Findings) > 0 || len(got.Omitted) > 0 {
+				t.Errorf("Refusing(an empty report) = %+v, want nothing", got)
+			}
+			if err := m.judge(sk, audit.Report{}, "/skills/tone"); err != nil {
+				t.Errorf("judge(an empty report) = %v, want it allowed", err)
+			}
+			if name == "the zero policy" {
+				return // it refuses at high
+			}
+			low := audit.Report{Findings: []audit.Finding{{Rule: "direct-run", Severity: audit.Low, File: "SKILL.md", Line: 1}}}
+			if err := m.judge(sk, low, "/skills/tone"); !errors.Is(err, ErrRefused) {
+				t.Errorf("judge(a report of one low finding) = %v, want it refused", err)
+			}
+		})
 	}
 }

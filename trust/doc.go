@@ -226,6 +226,8 @@
 //     neither read nor kept. It is written only after every skill of the
 //     set was allowed with its reports in hand (rule 3's writers), and a
 //     record that cannot be written costs a recall of each report later.
+//     The skill cache's store that keeps the index and the clean sets is
+//     opened once a checker, on first use, and held for its life.
 //
 // What holds on Linux holds on macOS and Windows: the audit reads the
 // tree through an os.Root, and nothing here depends on the system but

@@ -300,7 +300,9 @@ func (c checked) auditError(dir string, err error) error {
 }
 
 // judge applies the policy to rep, the audit of the skill c's folder
-// dir (rule 4): a *RefusedError when findings refuse it.
+// dir (rule 4): a *RefusedError when findings refuse it. A clean set's
+// skills are not judged: an empty report refuses under no policy (see
+// Checker.Refusing).
 func (m *Materializer) judge(c checked, rep audit.Report, dir string) error {
 	if refusing := m.checker.Refusing(rep, c.name, c.origin); len(refusing.Findings) > 0 {
 		return refused(Refusal{Key: c.s.Key, Skill: c.name, Origin: c.origin, Rule: m.checker.policy.FailOnRule(),

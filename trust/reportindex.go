@@ -33,6 +33,7 @@ const maxIndexed = 100_000
 // read from the skill cache once and written back by save when it
 // changed. It is safe for concurrent use.
 type emptyIndex struct {
+	store  *heldStore // where it is kept
 	mu     sync.Mutex
 	loaded bool
 	stamps map[string]cache.Stamp
@@ -68,18 +69,37 @@ func (x *emptyIndex) load(dir string) {
 	if x.off = !stampableFS(dir); x.off {
 		return
 	}
-	withStore(dir, func(store *cache.Store) { x.stamps = parseIndex(store.FolderRecord(indexKey())) })
+	x.store.with(dir, func(store *cache.Store) { x.stamps = parseIndex(store.FolderRecord(indexKey())) })
 }
 
-// withStore runs f with the skill cache's store under dir, opened for
-// it and closed after; it runs nothing when the store does not open
-// (rule 5 of the cache: a root others may write).
-func withStore(dir string, f func(*cache.Store)) {
-	store, err := cache.Open(dir)
-	if err != nil {
-		return
+// heldStore is the skill cache's store under a report store's folder,
+// where the clean sets and the index are kept: opened on first use and
+// held for the report store's life, as a skill.Cache holds its own, so
+// that a process opens it once, not for each record it reads or writes.
+// A failed open (rule 5 of the cache: a root others may write) is tried
+// again on the next use. It is never closed: the folder it holds is
+// released when the checker that keeps it is no longer used (os.Root
+// closes on collection), as a skill.Cache's is. It is safe for
+// concurrent use, as a cache.Store is.
+type heldStore struct {
+	mu    sync.Mutex
+	store *cache.Store // once opened
+}
+
+// with runs f with the skill cache's store under dir; it runs nothing
+// when the store does not open.
+func (h *heldStore) with(dir string, f func(*cache.Store)) {
+	h.mu.Lock()
+	if h.store == nil {
+		store, err := cache.Open(dir)
+		if err != nil {
+			h.mu.Unlock()
+			return
+		}
+		h.store = store
 	}
-	defer store.Close()
+	store := h.store
+	h.mu.Unlock()
 	f(store)
 }
 
@@ -136,7 +156,7 @@ func (x *emptyIndex) save(dir string) {
 	if !x.dirty {
 		return
 	}
-	withStore(dir, func(store *cache.Store) {
+	x.store.with(dir, func(store *cache.Store) {
 		if store.SetFolderRecord(indexKey(), encodeIndex(x.stamps)) == nil {
 			x.dirty = false
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/agentadaptor/agentadaptor/audit"
@@ -174,4 +175,63 @@ func newIndexed(dir string) map[string]cache.Stamp {
 	defer s.index.mu.Unlock()
 	s.index.load(dir)
 	return s.index.stamps
+}
+
+// TestReportStoreOpensTheCacheOnce checks that a report store opens the
+// skill cache's store under its root once for its life: a new process's
+// miss looks for the clean set, loads the index, keeps the set and saves
+// the index through the store it opened first (an open would sweep the
+// abandoned staging planted after the first use); and that an open that
+// fails is tried again on the next use.
+func TestReportStoreOpensTheCacheOnce(t *testing.T) {
+	dir := indexedStore(t)
+	s := newReportStore(dir)
+	set, _ := cleanSetOf([]string{indexDigestA, indexDigestB})
+	if s.hasClean(set) {
+		t.Fatal("hasClean() of a set never kept = true")
+	}
+	abandoned := filepath.Join(dir, ".tmp", strings.Repeat("ab", 12)+".stage")
+	if err := os.MkdirAll(abandoned, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := s.get(indexDigestA); !ok || !s.index.loaded {
+		t.Fatalf("get(A) = _, %v, index loaded %v; want the report, and the index loaded", ok, s.index.loaded)
+	}
+	s.keepClean(set)
+	s.index.mu.Lock()
+	s.index.dirty = true
+	s.index.mu.Unlock()
+	s.save()
+	if _, err := os.Lstat(abandoned); err != nil {
+		t.Errorf("the abandoned staging planted after the first use was swept (%v): the cache's store was opened again", err)
+	}
+	if !s.hasClean(set) || !newReportStore(dir).hasClean(set) {
+		t.Error("hasClean() after keepClean = false")
+	}
+	store, err := cache.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store.Close()
+	if _, err := os.Lstat(abandoned); err == nil {
+		t.Fatal("cache.Open left the abandoned staging: the test's probe shows no open")
+	}
+
+	root := filepath.Join(t.TempDir(), "root")
+	if err := os.WriteFile(root, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var h heldStore
+	ran := false
+	h.with(root, func(*cache.Store) { ran = true })
+	if ran {
+		t.Fatal("with() ran with a root that is a file")
+	}
+	if err := os.Remove(root); err != nil {
+		t.Fatal(err)
+	}
+	h.with(root, func(*cache.Store) { ran = true })
+	if !ran {
+		t.Error("with() after the root was freed did not run: a failed open is not tried again")
+	}
 }

@@ -45,6 +45,7 @@ type keptReport struct {
 type reportStore struct {
 	dir   string
 	root  *rootCheck  // whether dir may keep reports (rule 3)
+	store *heldStore  // the skill cache's store under dir (rules 7 and 8)
 	index *emptyIndex // the reports found empty (rule 7)
 }
 
@@ -54,7 +55,8 @@ func newReportStore(dir string) reportStore {
 	if dir == "" {
 		return reportStore{}
 	}
-	return reportStore{dir: dir, root: &rootCheck{dir: dir}, index: &emptyIndex{}}
+	store := new(heldStore)
+	return reportStore{dir: dir, root: &rootCheck{dir: dir}, store: store, index: &emptyIndex{store: store}}
 }
 
 // maxDigest bounds the digests a store keeps reports of: a content

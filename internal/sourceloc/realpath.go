@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+
+	"github.com/agentadaptor/agentadaptor/internal/redact"
 )
 
 // The real paths of rule 15. Unlike the rest of this package, these
@@ -94,7 +96,7 @@ func RealGitLocation(raw string) (kind, location string, err error) {
 	}
 	r := url.URL{Scheme: "file", Path: real}
 	if kind, location, err = GitLocation(r.String()); err != nil {
-		return "", "", fmt.Errorf("git repository %q, whose real path is %s: %w", Redact(raw), real, err)
+		return "", "", fmt.Errorf("git repository %q, whose real path is %s: %w", redact.URL(raw), real, err)
 	}
 	return kind, location, nil
 }

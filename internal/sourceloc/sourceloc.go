@@ -5,15 +5,14 @@
 // The packages of the module that make an origin (source/git,
 // source/github, source/oci, policy, install, trust) call the functions
 // for one kind here. An error wraps [ErrInvalid], which is
-// source.ErrInvalid. It also removes credentials from a source's URL
-// ([Redact]), the one place the module does, for every package that
-// shows a source or records it.
+// source.ErrInvalid. Its messages show a source's URL as package
+// internal/redact does, which every package that shows a source or
+// records it calls for that.
 package sourceloc
 
 import (
 	"errors"
 	"fmt"
-	"github.com/agentadaptor/agentadaptor/internal/redact"
 	"net"
 	"net/url"
 	"slices"
@@ -24,6 +23,7 @@ import (
 	"golang.org/x/net/idna"
 
 	"github.com/agentadaptor/agentadaptor/internal/loopback"
+	"github.com/agentadaptor/agentadaptor/internal/redact"
 )
 
 // ErrInvalid is source.ErrInvalid: a location that cannot be made
@@ -123,7 +123,7 @@ var gitDefaultPorts = map[string]string{"https": "443", "http": "80", "ssh": "22
 func GitLocation(raw string) (kind, location string, err error) {
 	kind, out, err := gitLocation(raw)
 	if err != nil {
-		return "", "", fmt.Errorf("git repository %q: %w: %w", Redact(raw), ErrInvalid, err)
+		return "", "", fmt.Errorf("git repository %q: %w: %w", redact.URL(raw), ErrInvalid, err)
 	}
 	return kind, out, nil
 }
@@ -340,7 +340,7 @@ func isHostElement(e string) bool {
 func URLLocation(raw string) (string, error) {
 	out, err := urlLocation(raw)
 	if err != nil {
-		return "", fmt.Errorf("url %q: %w: %w", Redact(raw), ErrInvalid, err)
+		return "", fmt.Errorf("url %q: %w: %w", redact.URL(raw), ErrInvalid, err)
 	}
 	return out, nil
 }
@@ -633,10 +633,3 @@ func numeric(l string) bool {
 	}
 	return strings.Trim(l, "0123456789") == ""
 }
-
-// Redact is [redact.URL]: raw without the secrets a URL's user
-// information may hold.
-func Redact(raw string) string { return redact.URL(raw) }
-
-// KeepsUser is [redact.KeepsUser].
-func KeepsUser(u *url.URL) bool { return redact.KeepsUser(u) }

@@ -18,8 +18,8 @@ import (
 	"time"
 
 	"github.com/agentadaptor/agentadaptor/internal/gitsyntax"
+	"github.com/agentadaptor/agentadaptor/internal/redact"
 	"github.com/agentadaptor/agentadaptor/internal/skillcache"
-	"github.com/agentadaptor/agentadaptor/internal/sourceloc"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source"
 	"github.com/agentadaptor/agentadaptor/source/version"
@@ -287,7 +287,7 @@ func (c *Client) newRepo(ctx context.Context, src Source) (*repo, error) {
 		return nil, fmt.Errorf("make a temporary repository: %w", err)
 	}
 	u, _ := url.Parse(src.URL) // checked by src.check
-	r := &repo{c: c, dir: dir, env: c.environ(dir, src.URL), url: u, shown: sourceloc.Redact(src.URL)}
+	r := &repo{c: c, dir: dir, env: c.environ(dir, src.URL), url: u, shown: redact.URL(src.URL)}
 	// No template: the sample hooks and the description a template holds
 	// are files a fetch never reads, and a user's template hooks (which
 	// a fetch could run) have no place in it.

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/agentadaptor/agentadaptor/internal/gitsyntax"
+	"github.com/agentadaptor/agentadaptor/internal/redact"
 	"github.com/agentadaptor/agentadaptor/internal/sourceloc"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source"
@@ -56,7 +57,7 @@ func (s Source) Origin() (source.Origin, error) {
 		return source.Origin{}, err
 	}
 	shown := s
-	shown.URL = sourceloc.Redact(s.URL)
+	shown.URL = redact.URL(s.URL)
 	return source.Origin{Kind: source.Kind(kind), Location: loc, Pinned: gitsyntax.IsCommit(s.Ref), Display: shown.String()}, nil
 }
 
@@ -67,7 +68,7 @@ func (s Source) Origin() (source.Origin, error) {
 // rule that could apply refuses.
 func (s SkillSource) Origin() source.Origin {
 	shown := s.pin
-	shown.Source.URL = sourceloc.Redact(shown.Source.URL)
+	shown.Source.URL = redact.URL(shown.Source.URL)
 	o, err := s.pin.Source.Origin()
 	if err != nil {
 		return source.Origin{Kind: source.Unknown, Display: shown.String()}

@@ -8,7 +8,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/agentadaptor/agentadaptor/internal/sourceloc"
+	"github.com/agentadaptor/agentadaptor/internal/redact"
 	"github.com/agentadaptor/agentadaptor/source"
 )
 
@@ -72,16 +72,16 @@ func (r *repo) follow(ctx context.Context) error {
 	}
 	to, err := probe.Parse(loc)
 	if err != nil {
-		return fmt.Errorf("%s: %w: the server redirects to %q, which is not a URL", r.shown, source.ErrRedirected, sourceloc.Redact(loc))
+		return fmt.Errorf("%s: %w: the server redirects to %q, which is not a URL", r.shown, source.ErrRedirected, redact.URL(loc))
 	}
 	to.User = nil
 	if !sameHost(at, to) {
 		return fmt.Errorf("%s: %w: the server redirects to %s, another host; a git source follows a redirect only within its host (write the repository's address there as the source, if you trust it)",
-			r.shown, source.ErrRedirected, sourceloc.Redact(to.String()))
+			r.shown, source.ErrRedirected, redact.URL(to.String()))
 	}
 	base, ok := strings.CutSuffix(to.Path, "/info/refs")
 	if !ok || to.RawQuery != "service=git-upload-pack" || base == "" {
-		return fmt.Errorf("%s: %w: the server redirects to %s, which is not a repository's address", r.shown, source.ErrRedirected, sourceloc.Redact(to.String()))
+		return fmt.Errorf("%s: %w: the server redirects to %s, which is not a repository's address", r.shown, source.ErrRedirected, redact.URL(to.String()))
 	}
 	to.Path, to.RawPath, to.RawQuery, to.Fragment = base, "", "", ""
 	if r.c.redirect != nil {

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/agentadaptor/agentadaptor/internal/gitsyntax"
-	"github.com/agentadaptor/agentadaptor/internal/sourceloc"
+	"github.com/agentadaptor/agentadaptor/internal/redact"
 	"github.com/agentadaptor/agentadaptor/source"
 	"github.com/agentadaptor/agentadaptor/source/version"
 )
@@ -122,21 +122,21 @@ func Parse(text string) (Source, error) {
 }
 
 func invalid(text string, err error) error {
-	return fmt.Errorf("git source %q: %w: %w", redact(text), source.ErrInvalid, err)
+	return fmt.Errorf("git source %q: %w: %w", redacted(text), source.ErrInvalid, err)
 }
 
-// redact removes the credentials from a source in text meant for a
-// message (rule 13).
-func redact(text string) string {
+// redacted is text, a source, without its credentials, for a message
+// (rule 13).
+func redacted(text string) string {
 	rest, ok := strings.CutPrefix(text, "git+")
 	if !ok {
 		return text
 	}
-	return "git+" + sourceloc.Redact(rest)
+	return "git+" + redact.URL(rest)
 }
 
 // cleanUser removes from text the user information of u that
-// sourceloc.Redact leaves out: "USER@" and "USER:PASSWORD@" as written
+// redact.URL leaves out: "USER@" and "USER:PASSWORD@" as written
 // in u and as decoded, and the password and (for http(s), where a token is the
 // user) the user on their own.
 func cleanUser(text string, u *url.URL) string {

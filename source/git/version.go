@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/agentadaptor/agentadaptor/internal/gitsyntax"
-	"github.com/agentadaptor/agentadaptor/internal/sourceloc"
+	"github.com/agentadaptor/agentadaptor/internal/redact"
 	"github.com/agentadaptor/agentadaptor/source"
 	"github.com/agentadaptor/agentadaptor/source/version"
 )
@@ -136,7 +136,7 @@ func (r *Remote) Latest(ctx context.Context) (string, string, error) {
 	}
 	tag, err := version.LatestTag(tags)
 	if err != nil {
-		return "", "", fmt.Errorf("latest version of %s: %w", sourceloc.Redact(r.src.URL), err)
+		return "", "", fmt.Errorf("latest version of %s: %w", redact.URL(r.src.URL), err)
 	}
 	return tag.Name, tag.Commit, nil
 }
@@ -147,5 +147,5 @@ func (r *Remote) Latest(ctx context.Context) (string, string, error) {
 func (r *Remote) WithRange(rng string) string {
 	s := r.src
 	s.Ref = rng
-	return "git+" + sourceloc.Redact(s.URL) + strings.TrimPrefix(s.String(), "git+"+s.URL)
+	return "git+" + redact.URL(s.URL) + strings.TrimPrefix(s.String(), "git+"+s.URL)
 }

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/agentadaptor/agentadaptor/internal/gitsyntax"
-	"github.com/agentadaptor/agentadaptor/internal/sourceloc"
+	"github.com/agentadaptor/agentadaptor/internal/redact"
 	"github.com/agentadaptor/agentadaptor/source"
 )
 
@@ -125,5 +125,5 @@ func checkElem(e string) error {
 }
 
 func invalidWeb(text string, err error) error {
-	return fmt.Errorf("git host address %q: %w: %w", sourceloc.Redact(text), source.ErrInvalid, err)
+	return fmt.Errorf("git host address %q: %w: %w", redact.URL(text), source.ErrInvalid, err)
 }

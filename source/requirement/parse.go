@@ -7,6 +7,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/agentadaptor/agentadaptor/internal/redact"
 	"github.com/agentadaptor/agentadaptor/internal/sourceloc"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source"
@@ -38,7 +39,7 @@ type target struct {
 // text without credentials.
 func parse(req skill.Requirement) (target, error) {
 	text := req.Text
-	t := target{shown: sourceloc.Redact(text)}
+	t := target{shown: redact.URL(text)}
 	if relative(text) {
 		return t, fmt.Errorf("%s: %w: a published skill (%s) names its requirements by published source, not by a path relative to its folder", t.shown, source.ErrInvalid, req.By.Key)
 	}
@@ -168,9 +169,9 @@ func redirected(ctx context.Context, to string) error {
 	}
 	kind, loc, err := sourceloc.GitLocation(to)
 	if err != nil {
-		return dotSegment(sourceloc.Redact(to))
+		return dotSegment(redact.URL(to))
 	}
-	o := source.Origin{Kind: source.Kind(kind), Location: loc, Pinned: true, Display: sourceloc.Redact(to)}
+	o := source.Origin{Kind: source.Kind(kind), Location: loc, Pinned: true, Display: redact.URL(to)}
 	return check(skill.Skill{Key: gitKey(git.Source{URL: to}), Source: originSource{o}})
 }
 

@@ -98,7 +98,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/agentadaptor/agentadaptor/internal/sourceloc"
+	"github.com/agentadaptor/agentadaptor/internal/redact"
 	"github.com/agentadaptor/agentadaptor/source"
 )
 
@@ -317,7 +317,7 @@ func resolve(base *url.URL, ref string) (string, error) {
 		return "", fmt.Errorf("url %q is not an http or https URL; only those are downloaded", ref)
 	}
 	if u.User != nil {
-		return "", fmt.Errorf("url %q holds user information; an index must not carry credentials", sourceloc.Redact(u.String()))
+		return "", fmt.Errorf("url %q holds user information; an index must not carry credentials", redact.URL(u.String()))
 	}
 	return u.String(), nil
 }
@@ -381,7 +381,7 @@ func IndexURL(text string) (indexURL string, ok bool, err error) {
 		u.Path = strings.TrimSuffix(u.Path, "/") + Path // a site, or a folder of one
 	}
 	if u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || u.User != nil {
-		return "", true, fmt.Errorf("%s: %w: a web index is named by its site (https://HOST) or its URL (https://HOST%s) alone, without a query, a fragment or user information", sourceloc.Redact(u.String()), source.ErrInvalid, Path)
+		return "", true, fmt.Errorf("%s: %w: a web index is named by its site (https://HOST) or its URL (https://HOST%s) alone, without a query, a fragment or user information", redact.URL(u.String()), source.ErrInvalid, Path)
 	}
 	u.RawPath = ""
 	return u.String(), true, nil
