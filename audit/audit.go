@@ -574,6 +574,26 @@
 // only for a finding kept: a dense text finds tens of thousands that
 // the caps omit.
 //
+// Rules 5 and 6 read the lines around a download: a confirmation on the
+// seven around it (an ask, wording that undoes it, a word of running in
+// the ask's sentence), a password on the seven, a prerequisite on the
+// four up to it. Run over the lines joined, the expressions read a text
+// whose every line is such a download seven times (a thousand times
+// `grep`'s time). They learn instead what each line holds once, however
+// many windows hold it (confirm.go, near.go): where each ask and word
+// of running starts and ends, each end of a sentence, and where the
+// first match of the others that starts on the line ends; a match that
+// runs over the line's end is read on its seam, the line's last eight
+// runs of \S and the first eight of the lines after it (and 80
+// characters more on that line, for a prerequisite's): no match of
+// these expressions that runs over a newline touches more. A window's answer is then a walk
+// over its lines' lists. Matchers written by hand give each match's
+// first end (or, for an ask, the end the expression prefers); the
+// expressions stay the specification (TestConfirmedAsBefore,
+// TestNearAsBefore, TestContextsChangeNothing). A script's prompts are
+// read by their expressions within a budget (rule 5 above), past which
+// its downloads are judged without them.
+//
 // Rule 23 reads for commands only a Markdown file that holds a
 // backtick or ~~~, and of it only the lines that hold inline code or
 // are in a shell's block, and hold a /: a search for one byte. It costs
