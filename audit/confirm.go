@@ -38,6 +38,10 @@ import "strings"
 // the end of the sentence, but never over a newline).
 const seamTokens = 8
 
+// seamLines is how many lines after a line a seam reads at most: the
+// windows of rules 5 and 6 hold no more than seven lines.
+const seamLines = 6
+
 // confirmFacts is what confirmFast learns of a line once.
 type confirmFacts struct {
 	// undo: notAsked or askedAnyway matches the line.
@@ -117,29 +121,36 @@ func (s *scanner) seamText(lines []line, j, tail, extra int) (t string, ends []i
 	runs := 0
 	for k := j + 1; k < len(lines) && !done; k++ {
 		t := lines[k].clean
-		p := 0
+		p, last := 0, 0 // where the line is read to, and where its last run of \S read ends
 		for p < len(t) {
 			if p = skipSpace(t, p); p == len(t) {
 				break
 			}
 			p = tokenEnd(t, p)
+			last = p
 			if runs++; runs == seamTokens {
 				if extra > 0 {
 					p = tokenEnd(t, min(p+extra, len(t)))
+					last = p
 				}
 				done = true
 				break
 			}
 		}
-		// The line to p, and the byte of \s that ends it (the newline
-		// at the line's end).
-		b = append(b, t[:p]...)
-		if p < len(t) {
-			b = append(b, t[p])
-		} else {
+		// The line to its last run of \S read, and the byte of \s
+		// after it (the newline at the line's end): a match that runs
+		// over a run of \s reads it as one byte of it, and none ends
+		// further in it than its first byte.
+		b = append(b, t[:last]...)
+		if last < len(t) {
+			b = append(b, t[last])
+		}
+		if last == len(t) || !done {
 			b = append(b, '\n')
 		}
 		ends = append(ends, len(b))
+		// No window that holds line j reads past line j+seamLines.
+		done = done || k == j+seamLines
 	}
 	s.seamBuf, s.seamEnds = b, ends
 	return string(b), ends, done
