@@ -171,12 +171,14 @@ func (s *scanner) newFacts() *confirmFacts {
 
 // recycleNear keeps what rules 5 and 6 learnt of l, which leaves the
 // window, for the lines after it.
-func (s *scanner) recycleNear(l line) {
+func (s *scanner) recycleNear(l *line) {
 	if l.confirm != nil {
 		s.freeFacts = append(s.freeFacts, l.confirm)
+		l.confirm = nil
 	}
 	if l.near != nil {
 		s.freeNear = append(s.freeNear, l.near)
+		l.near = nil
 	}
 }
 

@@ -275,9 +275,9 @@ var (
 // only when the prefilter finds on the line the strings its matches
 // hold (see may).
 func (s *scanner) patterns(name string, lines []line, i int, hiddenText bool) {
-	l := lines[i]
+	l := &lines[i]
 	if s.runsFile && l.ctx != hidden {
-		s.runsIn(name, l)
+		s.runsIn(name, *l)
 	}
 	t, h := l.clean, l.hits
 	if h != nil && (h.Empty() || !h.TouchesAny(askedOfLine)) {
@@ -406,10 +406,10 @@ func (s *scanner) patterns(name string, lines []line, i int, hiddenText bool) {
 		}
 	}
 	if loc := s.first(h, override, t); loc != nil {
-		s.injection(name, l, loc, ruleInstructionOverride, "an instruction to ignore previous instructions")
+		s.injection(name, *l, loc, ruleInstructionOverride, "an instruction to ignore previous instructions")
 	}
 	if loc := s.first(h, conceal, t); loc != nil {
-		s.injection(name, l, loc, ruleConcealFromUser, "an instruction to hide something from the user")
+		s.injection(name, *l, loc, ruleConcealFromUser, "an instruction to hide something from the user")
 	}
 }
 

@@ -449,9 +449,9 @@ func (s *scanner) text(name, text string) {
 			}
 		}
 		if cur >= len(win) {
-			for _, l := range win {
-				s.recycle(l.hits)
-				s.recycleNear(l)
+			for k := range win {
+				s.recycle(win[k].hits)
+				s.recycleNear(&win[k])
 			}
 			return
 		}
@@ -463,8 +463,7 @@ func (s *scanner) text(name, text string) {
 			// batch.
 			s.recycle(win[cur-3].hits)
 			win[cur-3].hits = nil
-			s.recycleNear(win[cur-3])
-			win[cur-3].confirm, win[cur-3].near = nil, nil
+			s.recycleNear(&win[cur-3])
 		}
 		cur++
 	}
