@@ -49,6 +49,12 @@ func BenchmarkPromptedScript(b *testing.B) {
 	benchmarkTree(b, m, 1<<20)
 }
 
+// BenchmarkShortLines audits 4 MiB of lines of one or two of the
+// rules' keywords.
+func BenchmarkShortLines(b *testing.B) {
+	benchmarkText(b, audittext.ShortLines(4<<20, 1))
+}
+
 // BenchmarkLongLines audits 4 MiB of ordinary instructions in lines of
 // 256 KiB, which the audit reads in overlapping pieces.
 func BenchmarkLongLines(b *testing.B) {

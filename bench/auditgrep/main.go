@@ -75,6 +75,9 @@ var shapes = []shape{
 	{"crlf", "CRLF line ends, 8 MiB in 8 files", func() map[string]string {
 		return audittext.Tree(8, 1<<20, audittext.CRLF)
 	}},
+	{"short", "short lines of the rules' keywords, 8 MiB in 8 files", func() map[string]string {
+		return audittext.Tree(8, 1<<20, audittext.ShortLines)
+	}},
 	{"confirm", "downloads offered on the user's confirmation, 8 MiB in 8 files", func() map[string]string {
 		return audittext.Tree(8, 1<<20, audittext.Confirmations)
 	}},

@@ -247,6 +247,22 @@ func PromptedScript(size int, seed uint64) string {
 	return b.String()[:size]
 }
 
+// ShortLines is size bytes of lines of one or two of the rules' own
+// keywords each, made from seed: a text of many lines, which the audit
+// reads one at a time and a text search at the speed of memory.
+func ShortLines(size int, seed uint64) string {
+	r := rand.New(rand.NewPCG(seed, 5))
+	var b strings.Builder
+	for b.Len() < size {
+		b.WriteString(RuleWords[r.IntN(len(RuleWords))])
+		if r.IntN(2) == 0 {
+			b.WriteString(" " + RuleWords[r.IntN(len(RuleWords))])
+		}
+		b.WriteString("\n")
+	}
+	return b.String()[:size]
+}
+
 // Tree is a skill's tree: SkillMD and files named docs/NNNN.md, each
 // made by text from its index as the seed.
 func Tree(files, size int, text func(size int, seed uint64) string) map[string]string {
