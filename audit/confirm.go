@@ -404,12 +404,7 @@ func askAt(t string, i int) int {
 		if e = spacesEnd(t, foldEnd(t, e, "s")); e < 0 {
 			return -1
 		}
-		if x := spacesEnd(t, foldEnd(t, e, "explicit")); x >= 0 {
-			if end := endAt(t, foldEnd(t, x, "permission", "consent", "approval", "confirmation")); end >= 0 {
-				return end
-			}
-		}
-		return endAt(t, foldEnd(t, e, "permission", "consent", "approval", "confirmation"))
+		return optionalThen(t, e, []string{"explicit"}, "permission", "consent", "approval", "confirmation")
 	}
 	return -1
 }
@@ -417,15 +412,7 @@ func askAt(t string, i int) int {
 // askedWhat returns the end of what follows an ask that ends at e:
 // \s+(?:the\s+user|them)\s+(?:first\b|for\s+...|whether\b|if\s+(?:they|it)\b|before\b).
 func askedWhat(t string, e int) int {
-	e = spacesEnd(t, e)
-	if e < 0 {
-		return -1
-	}
-	who := seqAt(t, e, "the", "user")
-	if who < 0 {
-		who = foldEnd(t, e, "them")
-	}
-	q := spacesEnd(t, who)
+	q := subjectEnd(t, e, "them")
 	if q < 0 {
 		return -1
 	}
@@ -433,12 +420,7 @@ func askedWhat(t string, e int) int {
 		return end
 	}
 	if x := spacesEnd(t, foldEnd(t, q, "for")); x >= 0 {
-		if y := spacesEnd(t, foldEnd(t, x, "their", "explicit")); y >= 0 {
-			if end := endAt(t, foldEnd(t, y, "confirmation", "permission", "approval", "consent")); end >= 0 {
-				return end
-			}
-		}
-		return endAt(t, foldEnd(t, x, "confirmation", "permission", "approval", "consent"))
+		return optionalThen(t, x, []string{"their", "explicit"}, "confirmation", "permission", "approval", "consent")
 	}
 	if x := spacesEnd(t, foldEnd(t, q, "if")); x >= 0 {
 		if end := endAt(t, foldEnd(t, x, "they")); end >= 0 {
@@ -453,15 +435,7 @@ func askedWhat(t string, e int) int {
 // ends at e in an ask:
 // \s+(?:the\s+user|they)\s+(?:has\s+|have\s+)?(?:agree[sd]?|confirm(?:s|ed)?|approve[sd]?|says?\s+yes|said\s+yes|accept(?:s|ed)?)\b.
 func ifAgreed(t string, e int) int {
-	e = spacesEnd(t, e)
-	if e < 0 {
-		return -1
-	}
-	who := seqAt(t, e, "the", "user")
-	if who < 0 {
-		who = foldEnd(t, e, "they")
-	}
-	q := spacesEnd(t, who)
+	q := subjectEnd(t, e, "they")
 	if q < 0 {
 		return -1
 	}
@@ -471,6 +445,32 @@ func ifAgreed(t string, e int) int {
 		}
 	}
 	return agreedAt(t, q)
+}
+
+// subjectEnd returns the end of `\s+(?:the\s+user|OTHER)\s+` after an
+// ask's word that ends at e, or -1.
+func subjectEnd(t string, e int, other string) int {
+	e = spacesEnd(t, e)
+	if e < 0 {
+		return -1
+	}
+	who := seqAt(t, e, "the", "user")
+	if who < 0 {
+		who = foldEnd(t, e, other)
+	}
+	return spacesEnd(t, who)
+}
+
+// optionalThen returns the end of `(?:(?:OPTIONAL)\s+)?(?:FINALS)\b` at
+// x of t, as the expression prefers it (with the optional word when
+// that matches), or -1.
+func optionalThen(t string, x int, optional []string, finals ...string) int {
+	if y := spacesEnd(t, foldEnd(t, x, optional...)); y >= 0 {
+		if end := endAt(t, foldEnd(t, y, finals...)); end >= 0 {
+			return end
+		}
+	}
+	return endAt(t, foldEnd(t, x, finals...))
 }
 
 // agreedAt returns the end of ask's verb of agreeing at i, with \b after
