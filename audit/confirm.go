@@ -248,13 +248,17 @@ var spanPairs = [26]string{
 
 // spanPair reports whether a word whose first letter is c (lower case)
 // and whose next byte is d may be one of askRunSpans's.
-func spanPair(c, d byte) bool {
+func spanPair(c, d byte) bool { return letterPair(&spanPairs, c, d) }
+
+// letterPair reports whether pairs lets a word whose first letter is c
+// (lower case) have d as its next byte.
+func letterPair(pairs *[26]string, c, d byte) bool {
 	if d == 0xc5 {
 		d = '{'
 	} else {
 		d |= 0x20
 	}
-	return 'a' <= c && c <= 'z' && strings.IndexByte(spanPairs[c-'a'], d) >= 0
+	return 'a' <= c && c <= 'z' && strings.IndexByte(pairs[c-'a'], d) >= 0
 }
 
 // seam reads the seam of lines[j] with the lines after it that lines
@@ -666,14 +670,7 @@ var undoPairs = [26]string{
 
 // undoPair reports whether a word whose first letter is c (lower case)
 // and whose next byte is d may start a match of undoEnd's.
-func undoPair(c, d byte) bool {
-	if d == 0xc5 {
-		d = '{'
-	} else {
-		d |= 0x20
-	}
-	return 'a' <= c && c <= 'z' && strings.IndexByte(undoPairs[c-'a'], d) >= 0
-}
+func undoPair(c, d byte) bool { return letterPair(&undoPairs, c, d) }
 
 // undoIn reports whether notAsked or askedAnyway matches t.
 func undoIn(t string) bool { return undoEnd(t, len(t)) >= 0 }
