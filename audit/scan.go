@@ -32,7 +32,9 @@ type scanner struct {
 	total int64
 	keep  keeper
 	// exhaustive runs every expression on every line, without the
-	// prefilter: the reference the tests hold the prefilter to.
+	// prefilter, and searches each line for the places that may hide a
+	// character rather than read them from a survey's list (text): the
+	// reference the tests hold the prefilter to.
 	exhaustive bool
 	union      *prefilter.Hits   // the strings of a few lines together
 	filter     *prefilter.Filter // lineFilter(), once asked (see lf)
@@ -47,6 +49,9 @@ type scanner struct {
 	asked confirmWindow
 	texts []string
 	batch []*prefilter.Hits
+	// places is what text lists in the places of a file that mayHide
+	// finds (survey), which every file reuses.
+	places []int32
 	// file is the text file being read; layout, its sample reports,
 	// tables and prose (patterns.go), is read from it when a rule
 	// first needs it, once per file.
