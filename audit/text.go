@@ -3,6 +3,7 @@ package audit
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -223,9 +224,10 @@ type survey struct {
 }
 
 // surveyText answers the questions of survey about s in one pass,
-// decoding only the characters outside ASCII (eight bytes of ASCII are
-// passed over at a time), and lists the first limit places of s that
-// mayHide finds, appending to places[:0]. Every byte that is no
+// decoding only the characters outside ASCII (ASCII is passed over
+// eight bytes at a time, up to the first byte among the eight that is
+// not), and lists the first limit places of s that mayHide finds,
+// appending to places[:0]. Every byte that is no
 // continuation byte of a valid character is read as a first byte, as
 // each question's own search reads it; so is every byte from 0xC2 up,
 // where hideAt looks.
@@ -237,16 +239,29 @@ func surveyText(s string, places []int32, limit int) survey {
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
+			// Past the ASCII, eight bytes at a time, to the first byte
+			// of the eight that is not.
 			i++
-			for i+8 <= len(s) && word(s, i)&0x8080808080808080 == 0 {
+			for i+8 <= len(s) {
+				if w := word(s, i) & 0x8080808080808080; w != 0 {
+					i += bits.TrailingZeros64(w) / 8
+					break
+				}
 				i += 8
 			}
 			continue
 		}
 		f := utf8Firsts[c]
 		n := int(f & firstLen)
-		if n == 0 || i+n > len(s) || s[i+1]&0xc0 != 0x80 || n > 2 && s[i+2]&0xc0 != 0x80 || n > 3 && s[i+3]&0xc0 != 0x80 ||
-			f&firstAsked != 0 && !v.asked(s, i) {
+		var ok bool
+		if i+8 <= len(s) {
+			// The bytes after the first are continuation bytes: one
+			// test of the eight, not one of each.
+			ok = word(s, i)&contMask[n] == contBits[n]
+		} else {
+			ok = n != 0 && i+n <= len(s) && s[i+1]&0xc0 == 0x80 && (n < 3 || s[i+2]&0xc0 == 0x80) && (n < 4 || s[i+3]&0xc0 == 0x80)
+		}
+		if !ok || f&firstAsked != 0 && !v.asked(s, i) {
 			v.valid, v.hides = false, true
 			if hideSeq(s, i) {
 				v.place(i)
@@ -263,7 +278,7 @@ func surveyText(s string, places []int32, limit int) survey {
 }
 
 // place lists the place at offset i, the next of the text's, or ends
-// the list there when it holds limit.
+// the list there when it holds limit (upTo is -1 until the list ends).
 func (v *survey) place(i int) {
 	switch {
 	case v.upTo >= 0:
@@ -273,6 +288,14 @@ func (v *survey) place(i int) {
 		v.upTo = i
 	}
 }
+
+// contMask and contBits test, of the eight bytes from a character's
+// first (word), that the bytes after the first are continuation bytes:
+// by its length (utf8Firsts), 2-4; a length of 0 fails.
+var (
+	contMask = [5]uint64{0, 0, 0xc000, 0xc0c000, 0xc0c0c000}
+	contBits = [5]uint64{1, 1, 0x8000, 0x808000, 0x80808000}
+)
 
 // word returns s[i:i+8] as a number, read by one load.
 func word(s string, i int) uint64 {

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentadaptor/agentadaptor/audit/internal/prefilter"
+	"github.com/agentadaptor/agentadaptor/internal/testkit/audittext"
 )
 
 // TestMayHide checks mayHide against the characters dropInvisible
@@ -236,8 +237,10 @@ func TestLineReaderPlaces(t *testing.T) {
 }
 
 // TestSurveyText holds surveyText, one pass over a text, to the
-// questions it answers asked one at a time, on text with invalid bytes,
-// cut characters and every character those questions look for.
+// questions it answers asked one at a time, and its list of places to
+// hideSeq asked at every byte, for lists that end anywhere, on text with
+// invalid bytes, cut characters and every character those questions
+// look for.
 func TestSurveyText(t *testing.T) {
 	parts := []string{"a", "é", "—", "\u00ad", "\u034f", "\u180e", "\u200b", "\u202e", "\u2066", "\ufe0f", "\ufeff", "\U000e0041", "\U000e0101",
 		"\u0085", "\u009b", "\u00a0", "\u017f", "\u212a", "\u2028", "\U0001f469", "\ued00", "\U0010ffff",
@@ -259,9 +262,24 @@ func TestSurveyText(t *testing.T) {
 				want.upTo = int(all[limit])
 			}
 			got := surveyText(s, make([]int32, 3), limit)
-			if !reflect.DeepEqual(got, want) && !(len(got.places) == 0 && len(want.places) == 0) {
+			if !slices.Equal(got.places, want.places) {
+				t.Fatalf("surveyText(%+q, %d) lists %v, want %v", s, limit, got.places, want.places)
+			}
+			got.places, want.places = nil, nil
+			if !reflect.DeepEqual(got, want) {
 				t.Fatalf("surveyText(%+q, %d) = %+v, want %+v", s, limit, got, want)
 			}
 		}
+	}
+}
+
+// BenchmarkSurveyText surveys the text of BenchmarkNonASCII, which has
+// a word in five outside ASCII.
+func BenchmarkSurveyText(b *testing.B) {
+	text := audittext.NonASCII(4<<20, 1)
+	var places []int32
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		places = surveyText(text, places, maxPlaces).places
 	}
 }
