@@ -24,7 +24,6 @@ const (
 type line struct {
 	n     int     // 1-based
 	raw   string  // as in the file, without its newline
-	off   int     // where raw starts in the text its lineReader reads
 	clean string  // raw with invisible characters removed
 	ctx   context // where it stands
 	block runMode // how rule 23 reads a line of a fenced block (runs.go)
@@ -55,6 +54,7 @@ type lineReader struct {
 	read      int    // where text starts in the reader's text
 	raw       string // what is left of the current line
 	off       int    // where raw starts in the reader's text
+	at        int    // where the last line (or piece) next returned starts in the reader's text
 	open      bool   // raw is still to be read
 	n         int    // the current line's number, 1-based
 	fence     string // the open fence, or ""
@@ -88,12 +88,12 @@ func (r *lineReader) next() (line, bool) {
 		for back > 0 && !utf8.RuneStart(raw[back]) {
 			back--
 		}
-		off := r.off
-		r.raw, r.off = raw[back:], off+back
-		return line{n: r.n, raw: raw[:cut], off: off, clean: r.clean(raw[:cut], off), ctx: code}, true
+		r.at = r.off
+		r.raw, r.off = raw[back:], r.at+back
+		return line{n: r.n, raw: raw[:cut], clean: r.clean(raw[:cut], r.at), ctx: code}, true
 	}
-	r.open = false
-	l := line{n: r.n, raw: raw, off: r.off, clean: r.clean(raw, r.off), ctx: code}
+	r.open, r.at = false, r.off
+	l := line{n: r.n, raw: raw, clean: r.clean(raw, r.at), ctx: code}
 	if r.md && !r.rawOnly {
 		trimmed := strings.TrimSpace(l.clean)
 		switch {
@@ -590,7 +590,7 @@ func (s *scanner) hiddenAndControls(name, text string, hides, controls bool, pla
 			if !ok {
 				break
 			}
-			if hides && s.unicode(name, l, first, &places, from+l.off) {
+			if hides && s.unicode(name, l, first, &places, from+r.at) {
 				hiddenText = true
 			}
 			if controls {

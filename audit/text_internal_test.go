@@ -179,8 +179,8 @@ func TestDropHidden(t *testing.T) {
 // cleans each line, and each piece of a long line, as strings.Map of
 // dropInvisible does, wherever the survey's list ends: among the places
 // of a line, in a piece alone, in the part of a long line that two
-// pieces share, across a piece's end; and that a line's off is where
-// its raw is in the text.
+// pieces share, across a piece's end; and that the reader's at is where
+// a line's raw is in the text.
 func TestLineReaderPlaces(t *testing.T) {
 	r := rand.New(rand.NewPCG(10, 10))
 	var valid []string
@@ -225,11 +225,11 @@ func TestLineReaderPlaces(t *testing.T) {
 				if !ok {
 					break
 				}
-				if l.off < 0 || l.off+len(l.raw) > len(text) || text[l.off:l.off+len(l.raw)] != l.raw {
-					t.Fatalf("line %d of %+q, at %d, is not its raw %+q", l.n, text, l.off, l.raw)
+				if lr.at < 0 || lr.at+len(l.raw) > len(text) || text[lr.at:lr.at+len(l.raw)] != l.raw {
+					t.Fatalf("line %d of %+q, at %d, is not its raw %+q", l.n, text, lr.at, l.raw)
 				}
 				if want := strings.Map(dropInvisible, l.raw); l.clean != want {
-					t.Fatalf("line %d (at %d) of %+q, listing %d places, is cleaned to %+q, want %+q", l.n, l.off, text, limit, l.clean, want)
+					t.Fatalf("line %d (at %d) of %+q, listing %d places, is cleaned to %+q, want %+q", l.n, lr.at, text, limit, l.clean, want)
 				}
 			}
 		}

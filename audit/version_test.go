@@ -57,8 +57,7 @@ var rulesDigests = map[string][]string{
 		"c8d65b67ea4553e736f99f7d166818346605418fbfa009f2f6a8ba9309490a0c", // rule 23: a cd's folder past maxRunPath (1 KiB) is lost, as a longer path run is not read
 		"d422c525bd2cc70d88824b1e5d0b4c81ae10b7babec3c8111cc881952f5c057f", // rule 10: the browsers' stores found by finders written by hand, which find the same
 		"f0543774c827dbbaee2ce573cf093b7809af3ec4399c45ca3007b9d7b23c7531", // rule 5's confirmation read once a line (confirm.go), which answers as the expressions do
-		"443cafc8e4384dff9c02a4cd0dc2ea2ac8ea7004693202d1b318578dbefb2bed", // a file's survey lists the places that may hide a character, which rules 1-3 and the cleaning of a line read instead of searching again (the exhaustive audit still searches)
-		"d7141e915f404d24b8b110a210b0391c47855e38525ad58cd61b5fa81e884301", // the survey passes over the ASCII before a character outside it at once and tests a character's continuation bytes in one word
+		"f7495b704dcb5dd3aeff6d1b8175c33467ff62aa78167392bc11ca04499ae00c", // a file's survey lists the places that may hide a character (up to 16,384), which rules 1-3 and the cleaning of a line read instead of searching again (the exhaustive audit still searches), and passes over ASCII and tests continuation bytes a word at a time
 	},
 }
 
