@@ -506,14 +506,15 @@
 // sign and the long s match k and s) and hidden characters included,
 // which TestPrefilterChangesNothing, FuzzPrefilter, TestFindAnchoredBudget and
 // TestFindAnchored check. What a file may hold is asked once of it
-// all, and rules 1-4 search the whole file for the bytes they look for
-// (a hidden character by the first bytes of its UTF-8, one search for
-// each, many bytes at a time; an ESC, a backspace, a carriage return
-// that ends no line, a C1 control) and read only the lines that hold
-// them, so that a file is read line by line once, by rules 5-15 and 21;
-// of those lines only the ones where the search found a hidden
-// character are cleaned, by decoding only the characters it found,
-// unless the file holds invalid UTF-8. Of the
+// all, in one pass that also lists where a hidden character may be (the
+// first 16,384 places whose bytes begin one; past them, they are
+// searched for), and rules 1-4 read only the lines that hold those
+// places or the bytes rule 4 looks for (an ESC, a backspace, a carriage
+// return that ends no line, a C1 control: one search of the file for
+// each, many bytes at a time), so that a file is read line by line
+// once, by rules 5-15 and 21; of those lines only the ones with a
+// listed place are cleaned, by decoding only the characters at its
+// places, unless the file holds invalid UTF-8. Of the
 // checks of "Examples and confirmations", whose expressions run beside
 // the prefilter, rule 7's inert decode asks the prefilter's expressions
 // through it, and asks whether a line redefines the decoder once of a

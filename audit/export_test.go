@@ -26,6 +26,10 @@ func TreeWorkersAfter(fsys fs.FS, workers, serial int) (Report, error) {
 // SerialBytes is how much of a tree Tree scans on the calling goroutine.
 const SerialBytes = serialBytes
 
+// MaxPlaces is how many places that may hide a character a file's
+// survey lists.
+const MaxPlaces = maxPlaces
+
 // LineConditions returns each line expression's pattern and the
 // prefilter's condition for it.
 func LineConditions() (patterns, conds []string) {

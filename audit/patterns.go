@@ -1337,7 +1337,9 @@ func (s *scanner) fileLayout(name string) *layout {
 	lay := &layout{}
 	s.layout = lay
 	r := newLineReader(name, s.file)
-	r.plain = isASCII(s.file)
+	// The places that may hide a character are searched for, as no
+	// survey lists them.
+	r.plain, r.hides = isASCII(s.file), newHideCursor(s.file, survey{})
 	var prev line
 	block, report := 0, false // the open block's first line, and whether it is a report so far
 	var tab *table

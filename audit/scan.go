@@ -32,7 +32,9 @@ type scanner struct {
 	total int64
 	keep  keeper
 	// exhaustive runs every expression on every line, without the
-	// prefilter: the reference the tests hold the prefilter to.
+	// prefilter, and searches each line for the places that may hide a
+	// character rather than read them from a survey's list (text): the
+	// reference the tests hold the prefilter to.
 	exhaustive bool
 	union      *prefilter.Hits   // the strings of a few lines together
 	filter     *prefilter.Filter // lineFilter(), once asked (see lf)
@@ -57,6 +59,9 @@ type scanner struct {
 	seamEnds      []int
 	spans, spans2 []int32
 	scriptBudget  int
+	// places is what text lists in the places of a file that mayHide
+	// finds (survey), which every file reuses.
+	places []int32
 	// file is the text file being read; layout, its sample reports,
 	// tables and prose (patterns.go), is read from it when a rule
 	// first needs it, once per file.

@@ -2,6 +2,8 @@ package audit
 
 import (
 	"fmt"
+	"math"
+	"math/bits"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -48,13 +50,14 @@ type lineReader struct {
 	plain   bool // the text has no character to drop and is UTF-8: a line's clean is its raw
 	valid   bool // the text is UTF-8
 	rawOnly bool // the reader's caller reads raw alone: no clean, no context
-	// listed says that only the lines numbered in hideLines, in order,
-	// may hold a character to drop (the text is UTF-8): a line's clean
-	// is its raw unless it is listed.
-	listed    bool
-	hideLines []int
+	// hides finds the places of the text that mayHide finds, which are
+	// where a character to drop may be (unused when plain or rawOnly).
+	hides     hideCursor
 	text      string // what is left of the file after the current line
+	read      int    // where text starts in the reader's text
 	raw       string // what is left of the current line
+	off       int    // where raw starts in the reader's text
+	at        int    // where the last line (or piece) next returned starts in the reader's text
 	open      bool   // raw is still to be read
 	n         int    // the current line's number, 1-based
 	fence     string // the open fence, or ""
@@ -74,6 +77,7 @@ func (r *lineReader) next() (line, bool) {
 			return line{}, false
 		}
 		raw, rest, _ := strings.Cut(r.text, "\n")
+		r.off, r.read = r.read, r.read+len(r.text)-len(rest)
 		r.text, r.raw, r.open = rest, strings.TrimSuffix(raw, "\r"), true
 		r.n++
 	}
@@ -87,11 +91,12 @@ func (r *lineReader) next() (line, bool) {
 		for back > 0 && !utf8.RuneStart(raw[back]) {
 			back--
 		}
-		r.raw = raw[back:]
-		return line{n: r.n, raw: raw[:cut], clean: r.clean(raw[:cut]), ctx: code}, true
+		r.at = r.off
+		r.raw, r.off = raw[back:], r.at+back
+		return line{n: r.n, raw: raw[:cut], clean: r.clean(raw[:cut], r.at), ctx: code}, true
 	}
-	r.open = false
-	l := line{n: r.n, raw: raw, clean: r.clean(raw), ctx: code}
+	r.open, r.at = false, r.off
+	l := line{n: r.n, raw: raw, clean: r.clean(raw, r.at), ctx: code}
 	if r.md && !r.rawOnly {
 		trimmed := strings.TrimSpace(l.clean)
 		switch {
@@ -116,36 +121,35 @@ func (r *lineReader) next() (line, bool) {
 	return l, true
 }
 
-// clean returns raw with the invisible characters removed, as rules
-// 5-15 read it; raw itself in ASCII text, which has none.
-func (r *lineReader) clean(raw string) string {
-	if r.listed {
-		for len(r.hideLines) > 0 && r.hideLines[0] < r.n {
-			r.hideLines = r.hideLines[1:]
-		}
-		if len(r.hideLines) == 0 || r.hideLines[0] != r.n {
-			return raw
-		}
+// clean returns raw, which starts at off in the reader's text, with the
+// invisible characters removed, as rules 5-15 read it; raw itself in
+// ASCII text, which has none.
+func (r *lineReader) clean(raw string, off int) string {
+	if r.rawOnly || r.plain {
+		return raw
 	}
-	if r.rawOnly || r.plain || isASCII(raw) || !mayHide(raw) && (r.valid || utf8.ValidString(raw)) {
+	at := r.hides.next(off, off+len(raw))
+	if at < 0 && (r.valid || utf8.ValidString(raw)) {
 		// strings.Map would change nothing: no character to drop, and
 		// no invalid byte to write as U+FFFD.
 		return raw
 	}
 	if r.valid {
-		return dropHidden(raw)
+		return dropHidden(raw, off, at, &r.hides)
 	}
 	return strings.Map(dropInvisible, raw)
 }
 
-// dropHidden returns strings.Map(dropInvisible, s) for s that is UTF-8:
-// it decodes only the characters at the places mayHide finds (every
-// character dropInvisible drops is at one) and copies the text between
-// them as it is.
-func dropHidden(s string) string {
+// dropHidden returns strings.Map(dropInvisible, s) for s that is UTF-8
+// and starts at off in the text of hides, whose first place in s is at
+// (in the text): it decodes only the characters at the places mayHide
+// finds (every character dropInvisible drops is at one) and copies the
+// text between them as it is.
+func dropHidden(s string, off, at int, hides *hideCursor) string {
 	var b strings.Builder
 	kept := 0 // s[:kept] is written or dropped
-	for i := hideAt(s); i >= 0; {
+	for at >= 0 {
+		i := at - off
 		r, w := utf8.DecodeRuneInString(s[i:])
 		if dropInvisible(r) < 0 {
 			if kept == 0 {
@@ -154,11 +158,7 @@ func dropHidden(s string) string {
 			b.WriteString(s[kept:i])
 			kept = i + w
 		}
-		j := hideAt(s[i+w:])
-		if j < 0 {
-			break
-		}
-		i += w + j
+		at = hides.next(at+w, off+len(s))
 	}
 	if kept == 0 {
 		return s
@@ -219,36 +219,86 @@ type survey struct {
 	hides bool // mayHide, or not valid
 	c1    bool // hasC1
 	fold  bool // prefilter.NeedsFold
+	// places are the offsets of the places that mayHide finds (hideAt's
+	// answers), in order: every one before upTo, at most limit of them.
+	places []int32
+	limit  int
+	upTo   int
 }
 
 // surveyText answers the questions of survey about s in one pass,
-// decoding only the characters outside ASCII (eight bytes of ASCII are
-// passed over at a time). Every byte that is no continuation byte of a
-// valid character is read as a first byte, as each question's own
-// search reads it.
-func surveyText(s string) survey {
-	v := survey{valid: true}
+// decoding only the characters outside ASCII (ASCII is passed over
+// eight bytes at a time, up to the first byte among the eight that is
+// not), and lists the first limit places of s that mayHide finds,
+// appending to places[:0]. Every byte that is no
+// continuation byte of a valid character is read as a first byte, as
+// each question's own search reads it; so is every byte from 0xC2 up,
+// where hideAt looks.
+func surveyText(s string, places []int32, limit int) survey {
+	if len(s) > math.MaxInt32 {
+		limit = 0
+	}
+	v := survey{valid: true, places: places[:0], limit: limit, upTo: -1}
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
+			// Past the ASCII, eight bytes at a time, to the first byte
+			// of the eight that is not.
 			i++
-			for i+8 <= len(s) && word(s, i)&0x8080808080808080 == 0 {
+			for i+8 <= len(s) {
+				if w := word(s, i) & 0x8080808080808080; w != 0 {
+					i += bits.TrailingZeros64(w) / 8
+					break
+				}
 				i += 8
 			}
 			continue
 		}
 		f := utf8Firsts[c]
 		n := int(f & firstLen)
-		if n == 0 || i+n > len(s) || s[i+1]&0xc0 != 0x80 || n > 2 && s[i+2]&0xc0 != 0x80 || n > 3 && s[i+3]&0xc0 != 0x80 ||
-			f&firstAsked != 0 && !v.asked(s, i) {
+		var ok bool
+		if i+8 <= len(s) {
+			// The bytes after the first are continuation bytes: one
+			// test of the eight, not one of each.
+			ok = word(s, i)&contMask[n] == contBits[n]
+		} else {
+			ok = n != 0 && i+n <= len(s) && s[i+1]&0xc0 == 0x80 && (n < 3 || s[i+2]&0xc0 == 0x80) && (n < 4 || s[i+3]&0xc0 == 0x80)
+		}
+		if !ok || f&firstAsked != 0 && !v.asked(s, i) {
 			v.valid, v.hides = false, true
+			if hideSeq(s, i) {
+				v.place(i)
+			}
 			i++
 			continue
 		}
 		i += n
 	}
+	if v.upTo < 0 {
+		v.upTo = len(s)
+	}
 	return v
 }
+
+// place lists the place at offset i, the next of the text's, or ends
+// the list there when it holds limit (upTo is -1 until the list ends).
+func (v *survey) place(i int) {
+	switch {
+	case v.upTo >= 0:
+	case len(v.places) < v.limit:
+		v.places = append(v.places, int32(i))
+	default:
+		v.upTo = i
+	}
+}
+
+// contMask and contBits test, of the eight bytes from a character's
+// first (word), that the bytes after the first are continuation bytes:
+// by its length (utf8Firsts), 2-4; a length of 0 fails.
+var (
+	contMask = [5]uint64{0, 0, 0xc000, 0xc0c000, 0xc0c0c000}
+	contBits = [5]uint64{1, 1, 0x8000, 0x808000, 0x80808000}
+)
 
 // word returns s[i:i+8] as a number, read by one load.
 func word(s string, i int) uint64 {
@@ -277,7 +327,10 @@ func (v *survey) asked(s string, i int) bool {
 	case 0xf4:
 		return c <= 0x8f
 	}
-	v.hides = v.hides || hideSeq(s, i)
+	if hideSeq(s, i) {
+		v.hides = true
+		v.place(i)
+	}
 	return true
 }
 
@@ -311,7 +364,8 @@ const (
 var hideLeads = [...]byte{0xc2, 0xcd, 0xe1, 0xe2, 0xef, 0xf3}
 
 // hideSeq reports whether s holds at i the UTF-8 of a character that
-// mayHide looks for.
+// mayHide looks for (as far as its bytes after the first go: a
+// character of four bytes may lack its last).
 func hideSeq(s string, i int) bool {
 	rest := s[i+1:]
 	switch s[i] {
@@ -325,52 +379,53 @@ func hideSeq(s string, i int) bool {
 		return len(rest) >= 2 && (rest[0] == 0x80 && (0x8b <= rest[1] && rest[1] <= 0x8d || 0xaa <= rest[1] && rest[1] <= 0xae) ||
 			rest[0] == 0x81 && 0xa0 <= rest[1] && rest[1] <= 0xa9)
 	case 0xef: // U+FE00-U+FE0F, U+FEFF
-		return len(rest) >= 2 && (rest[0] == 0xb8 && rest[1] <= 0x8f || rest[0] == 0xbb && rest[1] == 0xbf)
+		return len(rest) >= 2 && (rest[0] == 0xb8 && 0x80 <= rest[1] && rest[1] <= 0x8f || rest[0] == 0xbb && rest[1] == 0xbf)
 	case 0xf3: // U+E0000-U+E007F, U+E0100-U+E01EF
-		return len(rest) >= 2 && rest[0] == 0xa0 && (rest[1] <= 0x81 || 0x84 <= rest[1] && rest[1] <= 0x87)
+		return len(rest) >= 2 && rest[0] == 0xa0 && (0x80 <= rest[1] && rest[1] <= 0x81 || 0x84 <= rest[1] && rest[1] <= 0x87)
 	}
 	return false
 }
 
-// hideFinder finds the places of a whole text that mayHide finds, in
-// order, by a search for each of hideLeads (which the processor does
-// many bytes at a time) rather than by reading every byte.
-type hideFinder struct {
-	text string
-	next [len(hideLeads)]int // each lead's next place at or after the last from; -1: not sought
+// hideCursor finds the places of a text that mayHide finds: those
+// before upTo in a survey's list, the others by hideAt.
+type hideCursor struct {
+	text   string
+	places []int32 // every place before upTo, in order
+	upTo   int
+	k      int // places[:k] are before the last from asked
 }
 
-func newHideFinder(text string) *hideFinder {
-	f := &hideFinder{text: text}
-	for k := range f.next {
-		f.next[k] = -1
+func newHideCursor(text string, v survey) hideCursor {
+	return hideCursor{text: text, places: v.places, upTo: v.upTo}
+}
+
+// next returns the offset of the first place in text[from:to], or -1.
+// A place's bytes after its first are continuation bytes, so no place
+// spans a line's end or the first byte of a character; to is one of
+// them, or the text's end. Asked forwards (and back a little, as the
+// pieces of a long line overlap), next costs little more than the
+// places it passes.
+func (c *hideCursor) next(from, to int) int {
+	for c.k > 0 && int(c.places[c.k-1]) >= from {
+		c.k--
 	}
-	return f
-}
-
-// at returns the offset of the first place at or after from, or -1.
-func (f *hideFinder) at(from int) int {
-	for {
-		p, lead := len(f.text), -1
-		for k, b := range hideLeads {
-			if f.next[k] < from {
-				f.next[k] = len(f.text)
-				if j := strings.IndexByte(f.text[from:], b); j >= 0 {
-					f.next[k] = from + j
-				}
-			}
-			if f.next[k] < p {
-				p, lead = f.next[k], k
-			}
-		}
-		if lead < 0 {
-			return -1
-		}
-		if hideSeq(f.text, p) {
+	for c.k < len(c.places) && int(c.places[c.k]) < from {
+		c.k++
+	}
+	if c.k < len(c.places) {
+		if p := int(c.places[c.k]); p < to {
 			return p
 		}
-		from = p + 1
+		return -1
 	}
+	from = max(from, c.upTo)
+	if from >= to {
+		return -1
+	}
+	if j := hideAt(c.text[from:to]); j >= 0 {
+		return from + j
+	}
+	return -1
 }
 
 // dropInvisible is the strings.Map function that removes what rules 1-3
@@ -395,19 +450,23 @@ func (s *scanner) text(name, text string) {
 	// nothing without ESC, a backspace, a carriage return inside a line
 	// or a C1 control, and a line of text without hidden characters and
 	// invalid bytes is clean as it is. The questions about its
-	// characters outside ASCII are answered in one pass over it.
-	v := surveyText(text)
+	// characters outside ASCII are answered in one pass over it, which
+	// also lists where the characters rules 1-3 find may be, so that
+	// neither they nor the cleaning of a line search for them again.
+	// The exhaustive audit lists none: it searches, as the reference.
+	limit := maxPlaces
+	if s.exhaustive {
+		limit = 0
+	}
+	v := surveyText(text, s.places, limit)
+	s.places = v.places
 	valid, hides := v.valid, v.hides
 	controls := containsByte(text, 0x1b, '\b') || loneCR(text) || v.c1
 	unfolded := !v.fold
-	hiddenText, hideLines := s.hiddenAndControls(name, text, hides, controls)
+	places := newHideCursor(text, v)
+	hiddenText := s.hiddenAndControls(name, text, hides, controls, places)
 	r := newLineReader(name, text)
-	r.plain, r.valid = !hides, valid
-	if hides && valid {
-		// Only the lines that rules 1-3 looked at may have characters to
-		// drop.
-		r.hideLines, r.listed = hideLines, true
-	}
+	r.plain, r.valid, r.hides = !hides, valid, places
 	// The current line, win[cur], and its neighbours, and the lines a
 	// batch scans, in the scanner's slices, which every file reuses.
 	win, texts, hits := s.win[:0], s.texts[:0], s.batch[:0]
@@ -473,23 +532,26 @@ func (s *scanner) text(name, text string) {
 // time.
 const scanBatch = 8
 
+// maxPlaces is how many places of a file that mayHide finds its survey
+// lists (64 KiB of offsets); past them, they are searched for.
+const maxPlaces = 1 << 14
+
 // hiddenAndControls applies rules 1-3 (when the text hides, as far as
 // mayHide can tell) and rule 4 (when it has controls) to the lines of
 // text that may hold what they find, in order, and reports whether
-// rules 1-3 found any, and the numbers of the lines that may hide a
-// character. Those lines are found by searching the whole text for the
-// bytes the rules look for, not by reading each line: a line without
-// them is neither cut out of the text nor read.
-func (s *scanner) hiddenAndControls(name, text string, hides, controls bool) (hiddenText bool, hideLines []int) {
+// rules 1-3 found any. Those lines are found by the places of text that
+// mayHide finds (places) and by searching the whole text for the bytes
+// rule 4 looks for, not by reading each line: a line without them is
+// neither cut out of the text nor read.
+func (s *scanner) hiddenAndControls(name, text string, hides, controls bool, places hideCursor) (hiddenText bool) {
 	// The next place of each kind at or after start (-1: not sought
 	// yet), or len(text) when there is none; a kind not asked for has
 	// none.
 	var next [5]int
-	hidden := newHideFinder(text)
 	seek := [5]func(string) int{
 		func(t string) int {
 			from := len(text) - len(t)
-			if p := hidden.at(from); p >= 0 {
+			if p := places.next(from, len(text)); p >= 0 {
 				return p - from
 			}
 			return -1
@@ -527,16 +589,13 @@ func (s *scanner) hiddenAndControls(name, text string, hides, controls bool) (hi
 		if i := strings.IndexByte(text[p:], '\n'); i >= 0 {
 			end = p + i
 		}
-		if hides && next[0] < end {
-			hideLines = append(hideLines, n+1)
-		}
 		r := &lineReader{text: text[from:end], rawOnly: true, n: n}
 		for first := n == 0; ; first = false {
 			l, ok := r.next()
 			if !ok {
 				break
 			}
-			if hides && s.unicode(name, l, first) {
+			if hides && s.unicode(name, l, first, &places, from+r.at) {
 				hiddenText = true
 			}
 			if controls {
@@ -545,7 +604,7 @@ func (s *scanner) hiddenAndControls(name, text string, hides, controls bool) (hi
 		}
 		start, n = end+1, n+1
 	}
-	return hiddenText, hideLines
+	return hiddenText
 }
 
 // loneCR reports whether s holds a carriage return that is not part of
@@ -597,9 +656,10 @@ func containsByte(s string, bs ...byte) bool {
 	return false
 }
 
-// unicode applies rules 1-3 to a line and reports whether it found any.
-// Each rule reports the line once, at its first match.
-func (s *scanner) unicode(name string, l line, first bool) bool {
+// unicode applies rules 1-3 to a line, which starts at off in the text
+// of places, and reports whether it found any. Each rule reports the
+// line once, at its first match.
+func (s *scanner) unicode(name string, l line, first bool, places *hideCursor, off int) bool {
 	raw := l.raw
 	found := false
 	var tagged, bidi, zeroWidth bool // reported on this line
@@ -607,10 +667,10 @@ func (s *scanner) unicode(name string, l line, first bool) bool {
 	for i := 0; i < len(raw); {
 		// The characters before the next place mayHide finds are none
 		// of those the rules look for.
-		if j := hideAt(raw[i:]); j < 0 {
+		if p := places.next(off+i, off+len(raw)); p < 0 {
 			break
-		} else if j > 0 {
-			i += j
+		} else if j := p - off; j > i {
+			i = j
 			prev, _ = utf8.DecodeLastRuneInString(raw[:i])
 		}
 		r, w := utf8.DecodeRuneInString(raw[i:])

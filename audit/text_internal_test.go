@@ -2,11 +2,14 @@ package audit
 
 import (
 	"math/rand/v2"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/agentadaptor/agentadaptor/audit/internal/prefilter"
+	"github.com/agentadaptor/agentadaptor/internal/testkit/audittext"
 )
 
 // TestMayHide checks mayHide against the characters dropInvisible
@@ -78,33 +81,72 @@ func TestRedefines(t *testing.T) {
 	}
 }
 
-// TestHideFinder holds hideFinder, which searches a whole text for each
-// first byte, to hideAt, which reads every byte.
-func TestHideFinder(t *testing.T) {
-	parts := []string{"a", "é", "—", "\u00ad", "\u034f", "\u180e", "\u200b", "\u202e", "\u2066", "\ufe0f", "\ufeff", "\U000e0041", "\U000e0101",
-		"\xc2", "\xe2\x80", "\xef", "\xf3\xa0", "\u00a0", "\u2028", "\n", "plain ASCII text "}
+// hidePlaces returns the places of s that mayHide finds, read from the
+// whole of s: every byte where hideSeq holds.
+func hidePlaces(s string) []int32 {
+	var at []int32
+	for i := range len(s) {
+		if hideSeq(s, i) {
+			at = append(at, int32(i))
+		}
+	}
+	return at
+}
+
+// hideParts are the pieces TestHideCursor and TestSurveyText make texts
+// of: every kind of place mayHide finds, characters that start with the
+// same bytes and are none, places cut short, invalid bytes, line ends.
+var hideParts = []string{"a", "é", "—", "\u00ad", "\u034f", "\u180e", "\u200b", "\u202e", "\u2066", "\ufe0f", "\ufeff", "\U000e0041",
+	"\U000e0101", "\u00a0", "\u2028", "\u2010", "\ufe10", "\U000e0200", "👩\u200d💻", "⚠\ufe0f",
+	"\xc2", "\xe2\x80", "\xef", "\xef\xb8", "\xf3\xa0", "\xf3\xa0\x81", "\x80", "\x8f", "\xff", "\n", "\r\n", "plain ASCII text "}
+
+// TestHideCursor holds hideCursor, which reads a survey's list of
+// places and searches past its end, to the places of the whole text, on
+// texts with places at their start and end, invalid bytes and places
+// cut short, for lists that end anywhere, asked forwards and back.
+func TestHideCursor(t *testing.T) {
 	r := rand.New(rand.NewPCG(6, 6))
-	for range 2000 {
+	for range 3000 {
 		var b strings.Builder
 		for range r.IntN(40) {
-			b.WriteString(parts[r.IntN(len(parts))])
+			b.WriteString(hideParts[r.IntN(len(hideParts))])
 		}
 		s := b.String()
-		f := newHideFinder(s)
-		for from := 0; from <= len(s); from += 1 + r.IntN(5) {
-			want := hideAt(s[from:])
-			if want >= 0 {
-				want += from
+		all := hidePlaces(s)
+		// Where a place may be asked up to: a line's end, the first
+		// byte of a character, the text's end.
+		var ends []int
+		for i := range len(s) {
+			if utf8.RuneStart(s[i]) {
+				ends = append(ends, i)
 			}
-			if got := f.at(from); got != want {
-				t.Fatalf("at(%d) of %+q = %d, want %d", from, s, got, want)
+		}
+		ends = append(ends, len(s))
+		for _, limit := range []int{0, 1, 2, len(all) / 2, len(all), maxPlaces} {
+			c := newHideCursor(s, surveyText(s, nil, limit))
+			for range 20 {
+				from := r.IntN(len(s) + 1)
+				to := ends[r.IntN(len(ends))]
+				want := -1
+				if k, _ := slices.BinarySearch(all, int32(from)); k < len(all) && int(all[k]) < to {
+					want = int(all[k])
+				}
+				if got := c.next(from, to); got != want {
+					t.Fatalf("next(%d, %d) of %+q, listing %d places, = %d, want %d", from, to, s, limit, got, want)
+				}
+				if from < to {
+					if j := hideAt(s[from:to]); j >= 0 && from+j != want || j < 0 && want >= 0 {
+						t.Fatalf("hideAt(%+q) = %d, want %d; s=%+q from %d to %d", s[from:to], j, want-from, s, from, to)
+					}
+				}
 			}
 		}
 	}
 }
 
 // TestDropHidden holds dropHidden, which decodes only where mayHide
-// looks, to strings.Map of dropInvisible on text that is UTF-8.
+// looks, to strings.Map of dropInvisible on text that is UTF-8, for
+// lists of places that end anywhere.
 func TestDropHidden(t *testing.T) {
 	parts := []string{"a", "é", "—", "\u00ad", "\u034f", "\u180e", "\u200b", "\u202e", "\u2065", "\u2066", "\ufe0f", "\ufeff", "\U000e0041",
 		"\U000e0101", "\U000e01f5", "\u00a0", "\u2028", "👩\u200d💻", "⚠\ufe0f", "plain ASCII text "}
@@ -115,15 +157,90 @@ func TestDropHidden(t *testing.T) {
 			b.WriteString(parts[r.IntN(len(parts))])
 		}
 		s := b.String()
-		if got, want := dropHidden(s), strings.Map(dropInvisible, s); got != want {
-			t.Fatalf("dropHidden(%+q) = %+q, want %+q", s, got, want)
+		want := strings.Map(dropInvisible, s)
+		for _, limit := range []int{0, 1, 3, maxPlaces} {
+			c := newHideCursor(s, surveyText(s, nil, limit))
+			if got := dropHidden(s, 0, c.next(0, len(s)), &c); got != want {
+				t.Fatalf("dropHidden(%+q), listing %d places, = %+q, want %+q", s, limit, got, want)
+			}
+		}
+		// s as a line of a text, after another.
+		before := "é\u200b\n"
+		text := before + s + "\r\n"
+		off := len(before)
+		c := newHideCursor(text, surveyText(text, nil, 1))
+		if got := dropHidden(s, off, c.next(off, off+len(s)), &c); got != want {
+			t.Fatalf("dropHidden(%+q) in %+q = %+q, want %+q", s, text, got, want)
+		}
+	}
+}
+
+// TestLineReaderPlaces checks that a lineReader given a survey's places
+// cleans each line, and each piece of a long line, as strings.Map of
+// dropInvisible does, wherever the survey's list ends: among the places
+// of a line, in a piece alone, in the part of a long line that two
+// pieces share, across a piece's end; and that the reader's at is where
+// a line's raw is in the text.
+func TestLineReaderPlaces(t *testing.T) {
+	r := rand.New(rand.NewPCG(10, 10))
+	var valid []string
+	for _, p := range hideParts {
+		if utf8.ValidString(p) {
+			valid = append(valid, p)
+		}
+	}
+	for n := range 300 {
+		// Half the texts are UTF-8, the others may be not.
+		parts := hideParts
+		if n%2 == 0 {
+			parts = valid
+		}
+		part := func() string { return parts[r.IntN(len(parts))] }
+		var b strings.Builder
+		for range r.IntN(30) {
+			b.WriteString(part())
+		}
+		if n%5 < 2 {
+			// A long line, with places where its first piece ends (64
+			// KiB) and the second starts (4 KiB before).
+			for _, at := range []int{r.IntN(60 << 10), 60<<10 - 8 + r.IntN(16), 64<<10 - 8 + r.IntN(16), 64<<10 + r.IntN(16)} {
+				b.WriteString(strings.Repeat("a", max(0, at-b.Len())))
+				for range 1 + r.IntN(3) {
+					b.WriteString(part())
+				}
+			}
+			b.WriteString(strings.Repeat("a", 8<<10))
+			for range r.IntN(10) {
+				b.WriteString(part())
+			}
+		}
+		text := b.String()
+		all := surveyText(text, nil, maxPlaces)
+		for _, limit := range []int{0, 1, 2, len(all.places) / 2, len(all.places) - 1, maxPlaces} {
+			lr := newLineReader("a.md", text)
+			v := surveyText(text, nil, limit)
+			lr.plain, lr.valid, lr.hides = !v.hides, v.valid, newHideCursor(text, v)
+			for {
+				l, ok := lr.next()
+				if !ok {
+					break
+				}
+				if lr.at < 0 || lr.at+len(l.raw) > len(text) || text[lr.at:lr.at+len(l.raw)] != l.raw {
+					t.Fatalf("line %d of %+q, at %d, is not its raw %+q", l.n, text, lr.at, l.raw)
+				}
+				if want := strings.Map(dropInvisible, l.raw); l.clean != want {
+					t.Fatalf("line %d (at %d) of %+q, listing %d places, is cleaned to %+q, want %+q", l.n, lr.at, text, limit, l.clean, want)
+				}
+			}
 		}
 	}
 }
 
 // TestSurveyText holds surveyText, one pass over a text, to the
-// questions it answers asked one at a time, on text with invalid bytes,
-// cut characters and every character those questions look for.
+// questions it answers asked one at a time, and its list of places to
+// hideSeq asked at every byte, for lists that end anywhere, on text with
+// invalid bytes, cut characters and every character those questions
+// look for.
 func TestSurveyText(t *testing.T) {
 	parts := []string{"a", "é", "—", "\u00ad", "\u034f", "\u180e", "\u200b", "\u202e", "\u2066", "\ufe0f", "\ufeff", "\U000e0041", "\U000e0101",
 		"\u0085", "\u009b", "\u00a0", "\u017f", "\u212a", "\u2028", "\U0001f469", "\ued00", "\U0010ffff",
@@ -137,9 +254,32 @@ func TestSurveyText(t *testing.T) {
 		}
 		s := b.String()
 		valid := utf8.ValidString(s)
-		want := survey{valid: valid, hides: !isASCII(s) && (mayHide(s) || !valid), c1: hasC1(s), fold: prefilter.NeedsFold(s)}
-		if got := surveyText(s); got != want {
-			t.Fatalf("surveyText(%+q) = %+v, want %+v", s, got, want)
+		all := hidePlaces(s)
+		for _, limit := range []int{0, 1, 2, maxPlaces} {
+			want := survey{valid: valid, hides: !isASCII(s) && (mayHide(s) || !valid), c1: hasC1(s), fold: prefilter.NeedsFold(s),
+				places: all[:min(limit, len(all))], limit: limit, upTo: len(s)}
+			if limit < len(all) {
+				want.upTo = int(all[limit])
+			}
+			got := surveyText(s, make([]int32, 3), limit)
+			if !slices.Equal(got.places, want.places) {
+				t.Fatalf("surveyText(%+q, %d) lists %v, want %v", s, limit, got.places, want.places)
+			}
+			got.places, want.places = nil, nil
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("surveyText(%+q, %d) = %+v, want %+v", s, limit, got, want)
+			}
 		}
+	}
+}
+
+// BenchmarkSurveyText surveys the text of BenchmarkNonASCII, which has
+// a word in five outside ASCII.
+func BenchmarkSurveyText(b *testing.B) {
+	text := audittext.NonASCII(4<<20, 1)
+	var places []int32
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		places = surveyText(text, places, maxPlaces).places
 	}
 }
