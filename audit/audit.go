@@ -822,8 +822,11 @@
 //     phrase over a line's end, "this\nskill needs" or "pass\n=", was
 //     read only between the download's line and the one above it; and
 //     rule 5: a script's prompts before its downloads are read within a
-//     budget, past which a download stays rule 6's): the fixtures'
-//     findings are those of RulesVersion 6.
+//     budget, past which a download stays rule 6's; and a long line's
+//     piece ends at most three bytes before where its count falls, so
+//     that a run of bytes that start no character, which made the
+//     reader panic or read one piece forever, is cut within the run):
+//     the fixtures' findings are those of RulesVersion 6.
 //
 // Why the rules that fire on real skills fire: credential-read, setup
 // instructions that name a .env file (most of them; .env.local and

