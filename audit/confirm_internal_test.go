@@ -41,7 +41,7 @@ func TestConfirmedAsBefore(t *testing.T) {
 	r := rand.New(rand.NewPCG(31, 7))
 	n := 8000
 	if raceEnabled {
-		n = 800
+		n = 500
 	}
 	yes := 0
 	for range n {
@@ -115,7 +115,7 @@ func TestNearAsBefore(t *testing.T) {
 	r := rand.New(rand.NewPCG(37, 3))
 	n := 6000
 	if raceEnabled {
-		n = 600
+		n = 400
 	}
 	yes := [nearExprs]int{}
 	for range n {
