@@ -4,8 +4,9 @@
 // skill trees of the shapes of text the audit may meet (ordinary
 // instructions in a large tree and in a small one, many tiny files,
 // lines dense with the rules' own keywords, long lines, text outside
-// ASCII, CRLF line ends, downloads offered on the user's confirmation in
-// Markdown and in scripts; package audittext makes them) and over each,
+// ASCII, CRLF line ends, short lines of the rules' keywords, downloads
+// offered on the user's confirmation in Markdown and in scripts; package
+// audittext makes them) and over each,
 // taking turns, runs three contenders: grep -rE of one download-and-run
 // pattern (its output read through a pipe, as a terminal or a script
 // reads it), audit.Tree in this process, and audit.Tree in a process of
