@@ -58,14 +58,45 @@ type confirmFacts struct {
 	tail  int32
 	// The seam: the matches that start at or after tail, read with the
 	// lines after this one up to seamTokens runs of \S past its end
-	// (or, when fewer lines were read, to the last line read, seamTo).
+	// (or, when fewer lines were read, to the last line read: seamRead).
 	seamAsks, seamRuns []seamMatch
 	// undoEnd is where the first match of notAsked or askedAnyway in
-	// the seam ends, or undoNone.
-	undoEnd  place
-	seamTo   int  // how many lines after this one the seam read
-	seamDone bool // the seam holds seamTokens runs after the newline, or every line to the file's end
-	seamRead bool
+	// the seam ends, or noPlace.
+	undoEnd place
+	seamRead
+}
+
+// seamRead is how far a line's seam was read: whether it was, how many
+// lines after the line it read, and whether no more lines could change
+// what it found (it reached its end, or seamLines).
+type seamRead struct {
+	read, done bool
+	to         int
+}
+
+// current reports whether the seam of lines[j] was read and would read
+// no more of lines now.
+func (r *seamRead) current(lines []line, j int) bool {
+	return r.read && (r.done || r.to >= len(lines)-1-j)
+}
+
+// readTo records a seam read, whose lines end at ends (seamText).
+func (r *seamRead) readTo(ends []int, done bool) {
+	r.read, r.done, r.to = true, done, len(ends)-1
+}
+
+// seamPlace returns the place of offset e of a seam that starts at byte
+// tail of its line and whose lines end at ends: in the line of the byte
+// before e.
+func seamPlace(ends []int, tail, e int) place {
+	n := 0
+	for e > ends[n] {
+		n++
+	}
+	if n == 0 {
+		return place{0, int32(tail + e)}
+	}
+	return place{n, int32(e - ends[n-1])}
 }
 
 // place is a place in a window's lines: an offset in the line lines
@@ -75,8 +106,8 @@ type place struct {
 	at    int32
 }
 
-// undoNone is the undoEnd of a seam without such a match.
-var undoNone = place{lines: 1 << 30}
+// noPlace is the place of a match there is not: past every window.
+var noPlace = place{lines: 1 << 30}
 
 // seamMatch is a match of a seam: its start, in the line of the seam,
 // and its end.
@@ -266,26 +297,15 @@ func letterPair(pairs *[26]string, c, d byte) bool {
 // stopped at the last.
 func (s *scanner) seam(lines []line, j int) *confirmFacts {
 	f := s.facts(lines, j)
-	if f.seamRead && (f.seamDone || f.seamTo >= len(lines)-1-j) {
+	if f.current(lines, j) {
 		return f
 	}
-	f.seamRead, f.seamAsks, f.seamRuns = true, f.seamAsks[:0], f.seamRuns[:0]
+	f.seamAsks, f.seamRuns = f.seamAsks[:0], f.seamRuns[:0]
 	t, ends, done := s.seamText(lines, j, int(f.tail), 0)
+	f.readTo(ends, done)
 	head := lines[j].clean[f.tail:]
-	f.seamDone, f.seamTo = done, len(ends)-1
-	// where returns the place of the end e of a match in the seam: in
-	// the line of its last byte.
-	where := func(e int) place {
-		n := 0
-		for e > ends[n] {
-			n++
-		}
-		if n == 0 {
-			return place{0, f.tail + int32(e)}
-		}
-		return place{n, int32(e - ends[n-1])}
-	}
-	f.undoEnd = undoNone
+	where := func(e int) place { return seamPlace(ends, int(f.tail), e) }
+	f.undoEnd = noPlace
 	if e := undoEnd(t, len(head)); e >= 0 {
 		f.undoEnd = where(e)
 	}
@@ -724,28 +744,14 @@ func notAskedTail(t string, p int) int {
 // confirmed is confirmed, read once a line (confirmFast); an exhaustive
 // audit, the reference of the others, runs the expressions.
 func (s *scanner) confirmed(name string, lines []line, i, at int) bool {
-	if !isMarkdown(name) {
-		// A script's confirmation reads the lines before the download
-		// with expressions, within its budget.
-		n := at
-		for _, l := range lines[max(0, i-3):i] {
-			n += len(l.clean) + 1
-		}
-		if n > s.scriptBudget {
-			s.scriptBudget = 0
-			return false
-		}
-		s.scriptBudget -= n
+	if !isMarkdown(name) && !s.withinScriptBudget(lines, i, at) {
+		return false
 	}
 	if s.exhaustive {
 		return confirmed(name, lines, i, at)
 	}
 	return s.confirmFast(name, lines, i, at)
 }
-
-// scriptBudget is how many bytes of the lines before its downloads a
-// script's confirmations may read: 16 KiB and a sixteenth of the file.
-func scriptBudget(text string) int { return 16<<10 + len(text)/16 }
 
 // confirmFast is confirmed, from each line's confirmFacts.
 func (s *scanner) confirmFast(name string, lines []line, i, at int) bool {

@@ -32,12 +32,10 @@ const nearExtra = 80*utf8.UTFMax + 32
 type reach struct {
 	asked bool
 	// end is where the first match that starts on the line ends, or
-	// undoNone.
+	// noPlace; seamRead, how far the seam was read for it (done
+	// already when end is on the line).
 	end place
-	// to is how many lines after the line were read for it; done, that
-	// no more lines could change end.
-	to   int
-	done bool
+	seamRead
 }
 
 // matchNear is matchLines for the expression of index k of nearEnds (e)
@@ -81,7 +79,7 @@ func (s *scanner) reachOf(lines []line, j, k int) place {
 		}
 	}
 	r := &l.near[k]
-	if r.asked && (r.done || r.to >= len(lines)-1-j) {
+	if r.asked && r.current(lines, j) {
 		return r.end
 	}
 	end := nearEnds[k]
@@ -89,7 +87,7 @@ func (s *scanner) reachOf(lines []line, j, k int) place {
 	if !r.asked {
 		r.asked = true
 		if e := firstEnd(t, 0, len(t), end); e >= 0 {
-			r.end, r.done = place{0, int32(e)}, true
+			r.end, r.seamRead = place{0, int32(e)}, seamRead{read: true, done: true}
 			return r.end
 		}
 	}
@@ -97,17 +95,10 @@ func (s *scanner) reachOf(lines []line, j, k int) place {
 	// its last runs of \S.
 	tail := tokensTail(t, seamTokens)
 	seam, ends, done := s.seamText(lines, j, tail, nearExtra)
-	r.end, r.to, r.done = undoNone, len(ends)-1, done
+	r.end = noPlace
+	r.readTo(ends, done)
 	if e := firstEnd(seam, 0, len(t)-tail, end); e >= 0 {
-		n := 0
-		for e > ends[n] {
-			n++
-		}
-		if n == 0 {
-			r.end = place{0, int32(tail + e)}
-		} else {
-			r.end = place{n, int32(e - ends[n-1])}
-		}
+		r.end = seamPlace(ends, tail, e)
 	}
 	return r.end
 }

@@ -1232,6 +1232,28 @@ func confirmed(name string, lines []line, i, at int) bool {
 	return scriptConfirmed(lines, i, at)
 }
 
+// scriptBudget is how many bytes of the lines before its downloads a
+// script's confirmations may read (rule 5): 16 KiB and a sixteenth of
+// the file.
+func scriptBudget(text string) int { return 16<<10 + len(text)/16 }
+
+// withinScriptBudget spends on the confirmation of the download at byte
+// at of line i of a script the bytes it reads before it, and reports
+// whether the file's budget held them; once it does not, it holds
+// nothing more. An exhaustive audit spends it as the others do.
+func (s *scanner) withinScriptBudget(lines []line, i, at int) bool {
+	n := at
+	for _, l := range lines[max(0, i-3):i] {
+		n += len(l.clean) + 1
+	}
+	if n > s.scriptBudget {
+		s.scriptBudget = 0
+		return false
+	}
+	s.scriptBudget -= n
+	return true
+}
+
 // scriptConfirmed is confirmed's answer in a script, where no wording
 // undoes an ask: a read of a reply to a prompt whose default is no on
 // the lines before line i or on it before byte at, and the download in
