@@ -575,6 +575,23 @@
 // only for a finding kept: a dense text finds tens of thousands that
 // the caps omit.
 //
+// Most lines of most text hold none of the prefilter's strings, and a
+// line that holds none is read by a rule only in the window of a line
+// within three lines of it that holds one. A line beyond every such
+// window changes only how the lines after it are read, and only when
+// it holds a mark: a fence or an HTML comment that opens or closes, a
+// / or inline code that rule 23 reads, a character the cleaning of a
+// line drops or a scan folds. The audit passes over such lines in bulk
+// (quiet.go): where the lines it read last hold no string, it searches
+// the file for the next string (the automaton, without recording what
+// it finds: a step and a comparison a byte) and the next mark, counts
+// the newlines up to the third line before, and goes on there, knowing
+// the context of the lines passed over from the fence and comment they
+// are in. Text of empty and one-word lines is read at about 1.7 ns a
+// byte instead of 100 ns a line. TestQuietLinesChangeNothing and
+// TestQuietLinesInAWindowRead hold the findings to those of every line
+// read, and TestQuietLinesPassedOver counts the lines read.
+//
 // Rules 5 and 6 read the lines around a download: a confirmation on the
 // seven around it (an ask, wording that undoes it, a word of running in
 // the ask's sentence), a password on the seven, a prerequisite on the

@@ -212,3 +212,21 @@ func TreeOneKeeper(fsys fs.FS) (Report, error) {
 	sortFindings(s.keep.kept)
 	return Report{Findings: s.keep.kept, Omitted: s.keep.omittedCounts()}, nil
 }
+
+// LinesRead returns how many lines (and pieces of long lines) the audit
+// reads one at a time in a text file name whose content is text.
+func LinesRead(name, text string) int {
+	s := &scanner{union: lineFilter().NewHits(), keep: keeper{perFile: true}}
+	s.content(name, 0o644, text)
+	return s.linesRead
+}
+
+// Quiet reports whether a line of a Markdown file that rule 23 reads, in
+// a file that may fold and hide, is quiet: it holds none of the
+// prefilter's strings and no mark.
+func Quiet(l string) bool {
+	var q quiet
+	hides := newHideCursor(l, surveyText(l, nil, maxPlaces))
+	q.start(l, lineFilter(), true, true, true, &hides)
+	return q.passTo(0) == len(l)
+}

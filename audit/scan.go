@@ -59,6 +59,10 @@ type scanner struct {
 	seamEnds      []int
 	spans, spans2 []int32
 	scriptBudget  int
+	// quiet finds the lines text passes over (quiet.go), and linesRead
+	// counts the lines (and pieces) it reads (for tests).
+	quiet     quiet
+	linesRead int
 	// places is what text lists in the places of a file that mayHide
 	// finds (survey), which every file reuses.
 	places []int32

@@ -55,6 +55,13 @@ func BenchmarkShortLines(b *testing.B) {
 	benchmarkText(b, audittext.ShortLines(4<<20, 1))
 }
 
+// BenchmarkQuietLines audits 4 MiB of empty lines and lines of one
+// word, among which a line of one of the rules' keywords every 64 lines
+// or so: nearly every line is passed over.
+func BenchmarkQuietLines(b *testing.B) {
+	benchmarkText(b, audittext.QuietLines(4<<20, 1))
+}
+
 // BenchmarkLongLines audits 4 MiB of ordinary instructions in lines of
 // 256 KiB, which the audit reads in overlapping pieces.
 func BenchmarkLongLines(b *testing.B) {

@@ -119,6 +119,23 @@ func (r *lineReader) next() (line, bool) {
 	return l, true
 }
 
+// pass passes over the lines from the next to the one that starts at
+// byte to of the reader's text (or its end), lines that open or close
+// no fence and no HTML comment (quiet), and returns the context they
+// stand in.
+func (r *lineReader) pass(to int) context {
+	k := to - r.read
+	r.n += strings.Count(r.text[:k], "\n")
+	r.text, r.read = r.text[k:], to
+	switch {
+	case !r.md || r.rawOnly || r.fence != "":
+		return code
+	case r.inComment:
+		return hidden
+	}
+	return prose
+}
+
 // clean returns raw, which starts at off in the reader's text, with the
 // invisible characters removed, as rules 5-15 read it; raw itself in
 // ASCII text, which has none.
@@ -476,6 +493,20 @@ func (s *scanner) text(name, text string) {
 	hiddenText := s.hiddenAndControls(name, text, hides, controls, places)
 	r := newLineReader(name, text)
 	r.plain, r.valid, r.hides = !hides, valid, places
+	// The quiet lines far from the others are passed over (quiet.go);
+	// the exhaustive audit reads every line.
+	q := &s.quiet
+	if !s.exhaustive {
+		var drops *hideCursor
+		if hides {
+			drops = &places
+		}
+		q.start(text, s.lf(), r.md, s.runsFile, !unfolded, drops)
+		defer q.stop()
+	}
+	// passing: where the run of quiet lines to pass over ends, once the
+	// lines read are done (-1: none).
+	passing := -1
 	// The current line, win[cur], and its neighbours, and the lines a
 	// batch scans, in the scanner's slices, which every file reuses.
 	win, texts, hits := s.win[:0], s.texts[:0], s.batch[:0]
@@ -487,13 +518,23 @@ func (s *scanner) text(name, text string) {
 	}()
 	cur := 0
 	for {
-		if len(win) < cur+4 {
+		if len(win) < cur+4 && passing < 0 {
 			// The lines before the three above the current one leave
 			// the window, a batch at a time rather than a line at a time.
 			if gone := cur - 3; gone > 0 {
 				win = append(win[:0], win[gone:]...)
 				cur -= gone
 			}
+			if !s.exhaustive && !r.open {
+				// The lines read last are quiet, and so may the next
+				// be: once the lines read are done, text passes over
+				// them.
+				if to := q.passTo(r.read); to > r.read {
+					passing = to
+				}
+			}
+		}
+		if len(win) < cur+4 && passing < 0 {
 			// Lines are read scanBatch at a time and scanned two at a
 			// time, which costs little more than one
 			// (prefilter.Filter.ScanEach).
@@ -507,6 +548,7 @@ func (s *scanner) text(name, text string) {
 					l.hits = s.hits()
 				}
 				win = append(win, l)
+				s.linesRead++
 			}
 			if !s.exhaustive {
 				texts, hits = texts[:0], hits[:0]
@@ -514,6 +556,9 @@ func (s *scanner) text(name, text string) {
 					texts, hits = append(texts, l.clean), append(hits, l.hits)
 				}
 				s.lf().ScanEach(hits, texts, unfolded)
+				for _, l := range win[from:] {
+					q.saw(l.hits)
+				}
 			}
 		}
 		if cur >= len(win) {
@@ -521,7 +566,19 @@ func (s *scanner) text(name, text string) {
 				s.recycle(win[k].hits)
 				s.recycleNear(&win[k])
 			}
-			return
+			if passing < 0 {
+				return
+			}
+			// Every line read is done: the quiet lines are passed over,
+			// as rule 23 would read them (they end with no backslash),
+			// and the lines after them start a window of their own.
+			clear(win)
+			win, cur = win[:0], 0
+			if r.pass(passing) != hidden {
+				s.runCont = false
+			}
+			passing = -1
+			continue
 		}
 		// patterns reads the three lines each side of the current one.
 		above := min(cur, 3)

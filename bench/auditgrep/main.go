@@ -79,6 +79,9 @@ var shapes = []shape{
 	{"short", "short lines of the rules' keywords, 8 MiB in 8 files", func() map[string]string {
 		return audittext.Tree(8, 1<<20, audittext.ShortLines)
 	}},
+	{"quiet", "empty and one-word lines, a keyword every 64 lines, 8 MiB in 8 files", func() map[string]string {
+		return audittext.Tree(8, 1<<20, audittext.QuietLines)
+	}},
 	{"confirm", "downloads offered on the user's confirmation, 8 MiB in 8 files", func() map[string]string {
 		return audittext.Tree(8, 1<<20, audittext.Confirmations)
 	}},

@@ -354,6 +354,28 @@ func (f *Filter) Scan(h *Hits, text string) {
 // or one [NeedsFold] says needs none.
 func (f *Filter) ScanASCII(h *Hits, text string) { f.scan(h, text, false) }
 
+// NextString returns the offset just after the first occurrence of one
+// of the filter's strings in text[from:] (the one that ends first), or
+// -1 when there is none. Matching is as a scan's, without folding: ASCII
+// letters without regard to case. It records nothing, and costs a step
+// and a comparison a byte, so that a caller can find the parts of a
+// long text that hold none of the strings and pass over them. Where no
+// string holds a newline ([Filter.Strings] tells), a string found from a
+// line's start is on that line or a later one, and each line holds one
+// exactly when a scan of it alone finds one.
+func (f *Filter) NextString(text string, from int) int {
+	a := f.a
+	next, class, shift, out := a.next, &a.class, a.shift&31, uint32(a.firstOut)
+	var state uint32
+	for i := from; i < len(text); i++ {
+		state = uint32(next[state<<shift|uint32(class[text[i]])])
+		if state >= out {
+			return i + 1
+		}
+	}
+	return -1
+}
+
 // ScanEach is Scan of each of texts into the Hits of hs at its index:
 // it steps through two texts at once, so that the processor overlaps
 // the two chains of table lookups a scan is, and when one ends the next

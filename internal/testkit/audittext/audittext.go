@@ -263,6 +263,28 @@ func ShortLines(size int, seed uint64) string {
 	return b.String()[:size]
 }
 
+// QuietWords are words that hold none of the rules' keywords.
+var QuietWords = strings.Fields("Notes words here item Title done fine okay yes Hello world")
+
+// QuietLines is text of empty lines and lines of one word that holds
+// none of the rules' keywords, with a line of one of the keywords
+// every 64 lines or so: text that is nearly all lines no rule asks
+// anything of.
+func QuietLines(size int, seed uint64) string {
+	r := rand.New(rand.NewPCG(seed, 6))
+	var b strings.Builder
+	for b.Len() < size {
+		switch n := r.IntN(64); {
+		case n == 0:
+			b.WriteString(RuleWords[r.IntN(len(RuleWords))])
+		case n < 32:
+			b.WriteString(QuietWords[r.IntN(len(QuietWords))])
+		}
+		b.WriteString("\n")
+	}
+	return b.String()[:size]
+}
+
 // Tree is a skill's tree: SkillMD and files named docs/NNNN.md, each
 // made by text from its index as the seed.
 func Tree(files, size int, text func(size int, seed uint64) string) map[string]string {

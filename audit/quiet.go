@@ -1,0 +1,141 @@
+package audit
+
+import (
+	"strings"
+
+	"github.com/agentadaptor/agentadaptor/audit/internal/prefilter"
+)
+
+// quiet finds the lines of a file that text passes over (see "Speed" in
+// the package doc). A line that holds none of the prefilter's strings
+// is one that no expression asked of a line may match, which patterns
+// leaves at once; a rule reads it only in the window of a line within
+// three lines of it that holds one. Beyond those windows, a line
+// matters only for how the lines after it are read, which it changes
+// only when it holds a mark: a fence or an HTML comment that opens or
+// closes (in Markdown), a command rule 23 reads (a / or inline code),
+// or a character that the cleaning of a line drops or that a scan
+// folds, either of which may give the line as the rules read it a
+// string its bytes lack. A line that holds neither is quiet, and text
+// passes over the quiet lines more than three lines from every other
+// in bulk: it counts their newlines and asks what their context is,
+// without reading them one at a time. (A backslash that continues a
+// line of a shell's block is no mark: what it continues matters to rule
+// 23 only on a line with a /, whose three lines before are read.)
+type quiet struct {
+	text string
+	f    *prefilter.Filter
+	// marks are the file's marks other than a place hides finds, and
+	// next[k] is where the first occurrence of marks[k] at or after
+	// from[k] is (len(text) when there is none): the searches move on
+	// as the lines do.
+	marks      []string
+	next, from []int
+	// hides finds the places a character may be dropped (nil in a
+	// file with none).
+	hides *hideCursor
+	// str is where the last byte of the first of the prefilter's
+	// strings at or after strFrom is (len(text): none).
+	str, strFrom int
+	// run is how many lines (or pieces of a long line) read last hold
+	// none of the strings: text passes over lines only after three.
+	run int
+}
+
+// The marks of quiet lines, by what a file is.
+var (
+	markdownMarks = []string{"```", "~~~", "<!--", "-->"}
+	runsMarks     = []string{"/", "`"}
+	foldMarks     = []string{"\u212a", "\u017f"}
+)
+
+// start makes q ready for the text of a file: md, whether it is read as
+// Markdown; runs, whether rule 23 reads it; fold, whether a scan of it
+// may fold; hides, the places of the characters its lines drop (nil
+// when none may).
+func (q *quiet) start(text string, f *prefilter.Filter, md, runs, fold bool, hides *hideCursor) {
+	q.text, q.f, q.hides = text, f, hides
+	q.marks = q.marks[:0]
+	if md {
+		q.marks = append(q.marks, markdownMarks...)
+	}
+	if runs {
+		q.marks = append(q.marks, runsMarks...)
+	}
+	if fold {
+		q.marks = append(q.marks, foldMarks...)
+	}
+	q.next, q.from = q.next[:0], q.from[:0]
+	for range q.marks {
+		q.next, q.from = append(q.next, -1), append(q.from, 0)
+	}
+	q.str, q.strFrom = -1, 0
+	// The lines before the first are none.
+	q.run = 3
+}
+
+// stop lets go of the file's text.
+func (q *quiet) stop() { q.text, q.hides = "", nil }
+
+// mark returns where the first occurrence of marks[k] at or after from
+// is, or len(text).
+func (q *quiet) mark(k, from int) int {
+	if q.next[k] < from || q.from[k] > from {
+		q.from[k], q.next[k] = from, len(q.text)
+		if i := strings.Index(q.text[from:], q.marks[k]); i >= 0 {
+			q.next[k] = from + i
+		}
+	}
+	return q.next[k]
+}
+
+// saw counts a line (or a piece of one) that text read, whose strings
+// are h. Only the lines that hold a string need the lines around them:
+// a mark changes how the lines after it are read, not what a rule reads
+// around it, and the lines before a mark are read (passTo).
+func (q *quiet) saw(h *prefilter.Hits) {
+	if h.Empty() {
+		q.run++
+		return
+	}
+	q.run = 0
+}
+
+// passTo returns where the run of quiet lines that text may pass over
+// ends, when the lines read last are quiet and the next starts at byte
+// from: at the third line before the next line that is not quiet, or
+// at the text's end when none is; from when there is no line to pass.
+func (q *quiet) passTo(from int) int {
+	if q.run < 3 {
+		return from
+	}
+	at := len(q.text)
+	if q.str < from || q.strFrom > from {
+		q.strFrom, q.str = from, len(q.text)
+		if end := q.f.NextString(q.text, from); end >= 0 {
+			q.str = end - 1
+		}
+	}
+	at = min(at, q.str)
+	for k := range q.marks {
+		at = min(at, q.mark(k, from))
+	}
+	if q.hides != nil {
+		if h := q.hides.next(from, at); h >= 0 {
+			at = h
+		}
+	}
+	if at == len(q.text) {
+		return at
+	}
+	// The start of the line that is not quiet, then of each of the
+	// three before it.
+	at = from + strings.LastIndexByte(q.text[from:at], '\n') + 1
+	for range 3 {
+		if at == from {
+			return from
+		}
+		at = from + strings.LastIndexByte(q.text[from:at-1], '\n') + 1
+	}
+	return at
+}
