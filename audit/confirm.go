@@ -122,6 +122,7 @@ func (s *scanner) facts(lines []line, j int) *confirmFacts {
 	if l.confirm != nil {
 		return l.confirm
 	}
+	s.factsLearnt++
 	t := l.clean
 	f := s.newFacts()
 	f.undo, f.tail = undoIn(t), int32(tokensTail(t, seamTokens))
@@ -300,6 +301,7 @@ func (s *scanner) seam(lines []line, j int) *confirmFacts {
 	if f.current(lines, j) {
 		return f
 	}
+	s.seamsRead++
 	f.seamAsks, f.seamRuns = f.seamAsks[:0], f.seamRuns[:0]
 	t, ends, done := s.seamText(lines, j, int(f.tail), 0)
 	f.readTo(ends, done)
