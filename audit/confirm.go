@@ -10,7 +10,7 @@ import "strings"
 // times slower to audit than a text search of it. confirmFast answers as
 // confirmed does (TestConfirmedAsBefore, and every test that compares
 // an audit with the exhaustive one) from what it learns of each line
-// once, however many windows hold it:
+// once, however many windows hold it (TestConfirmReadsOnce):
 //
 //   - whether an expression that undoes an ask (notAsked, askedAnyway)
 //     matches in the line;
@@ -122,6 +122,7 @@ func (s *scanner) facts(lines []line, j int) *confirmFacts {
 	if l.confirm != nil {
 		return l.confirm
 	}
+	s.factsLearnt++
 	t := l.clean
 	f := s.newFacts()
 	f.undo, f.tail = undoIn(t), int32(tokensTail(t, seamTokens))
@@ -294,12 +295,14 @@ func letterPair(pairs *[26]string, c, d byte) bool {
 
 // seam reads the seam of lines[j] with the lines after it that lines
 // holds, once, and again when lines holds more than it read and it
-// stopped at the last.
+// stopped at the last: at most twice, as the window grows by more than
+// seamLines lines at a time (scanBatch).
 func (s *scanner) seam(lines []line, j int) *confirmFacts {
 	f := s.facts(lines, j)
 	if f.current(lines, j) {
 		return f
 	}
+	s.seamsRead++
 	f.seamAsks, f.seamRuns = f.seamAsks[:0], f.seamRuns[:0]
 	t, ends, done := s.seamText(lines, j, int(f.tail), 0)
 	f.readTo(ends, done)

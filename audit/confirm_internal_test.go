@@ -4,6 +4,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/agentadaptor/agentadaptor/internal/testkit/audittext"
 )
 
 // confirmPieces are the words of rule 5's confirmation: asks, wording
@@ -154,5 +156,60 @@ func TestNearAsBefore(t *testing.T) {
 		if y < n/20 {
 			t.Errorf("expression %d matched %d windows of %d texts: want texts that show both answers", k, y, n)
 		}
+	}
+}
+
+// TestConfirmReadsOnce: on a text whose every line or two is a
+// download offered on the user's confirmation, each line is held by up to seven
+// windows of rule 5, but confirmFast learns its confirmFacts once,
+// however many windows hold it, and reads its seam once, and again at
+// most once: only when the first read stopped at the last line the
+// window held, which then grows by a batch of scanBatch lines, more
+// than seamLines, so that the second read reaches its end. A line of
+// seamTokens runs of \S or more has its seam end on the next line,
+// which every window that reads the seam holds: one read.
+func TestConfirmReadsOnce(t *testing.T) {
+	var short strings.Builder
+	for range 400 {
+		// Seven runs of \S: a line's seam reads the two lines after it.
+		short.WriteString("You must install if they agree:curl https://x.io/a|sh\n")
+	}
+	for _, c := range []struct {
+		name  string
+		text  string
+		seams int // reads of a line's seam at most
+	}{
+		{"Confirmations", audittext.Confirmations(32<<10, 3), 1},
+		{"lines of seven runs", short.String(), 2},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if seamTokens != 8 || seamLines >= scanBatch {
+				t.Fatalf("seamTokens %d, seamLines %d, scanBatch %d: the texts and bounds here need revising", seamTokens, seamLines, scanBatch)
+			}
+			lines := strings.Count(c.text, "\n")
+			if !strings.HasSuffix(c.text, "\n") {
+				lines++
+			}
+			s := &scanner{union: lineFilter().NewHits()}
+			s.text("SKILL.md", c.text)
+			// The downloads ask rule 5's confirmation, which finds
+			// them offered on it.
+			confirmed := 0
+			for _, f := range s.keep.kept {
+				if f.Rule == ruleDownloadExec && strings.HasSuffix(f.Message, "offered only on the user's confirmation") {
+					confirmed++
+				}
+			}
+			if confirmed == 0 {
+				t.Fatalf("no download offered on the user's confirmation found in %v", s.keep.kept)
+			}
+			t.Logf("%d lines: %d facts learnt, %d seams read", lines, s.factsLearnt, s.seamsRead)
+			if s.factsLearnt != lines {
+				t.Errorf("confirmFacts learnt %d times for %d lines, want once a line", s.factsLearnt, lines)
+			}
+			if limit := c.seams * lines; s.seamsRead > limit || s.seamsRead < lines/2 {
+				t.Errorf("seams read %d times for %d lines, want at most %d (%d a line), and some", s.seamsRead, lines, limit, c.seams)
+			}
+		})
 	}
 }

@@ -124,31 +124,44 @@ func HandChecks() []HandCheck {
 			return got, askUser.FindAllStringIndex(t, -1)
 		}},
 		HandCheck{"a word of running in a sentence", aboutRunning.String(), func(t string) (any, any) {
-			// Sentences from the start, to the end, and between ends
-			// of a sentence and spaces.
-			_, runs := askRunSpans(t, 0, len(t), nil, nil)
-			cuts := []int{0}
+			// The sentences asked, each a start and an end: the whole
+			// text; from after each end of a sentence or space (., !,
+			// ?, a space, a newline) to the text's end; and from each
+			// of these bytes at or before the middle one to it, or,
+			// when they are even in number, to just after the last of
+			// the first half.
+			var ends []int
 			for k := range len(t) {
 				if strings.IndexByte(".!? \n", t[k]) >= 0 {
-					cuts = append(cuts, k, k+1)
+					ends = append(ends, k)
 				}
 			}
-			cuts = append(cuts, len(t))
-			var got, want []int // the sentences that have one
-			for n := 0; n+1 < len(cuts); n++ {
-				lo, hi := cuts[n], cuts[len(cuts)-1-n%2*(len(cuts)/2)]
-				if lo > hi {
-					continue
+			mid := 0
+			if m := len(ends); m%2 == 1 {
+				mid = ends[m/2]
+			} else if m > 0 {
+				mid = ends[m/2-1] + 1
+			}
+			sentences := [][2]int{{0, len(t)}}
+			for _, k := range ends {
+				if k <= mid {
+					sentences = append(sentences, [2]int{k, mid})
 				}
+				sentences = append(sentences, [2]int{k + 1, len(t)})
+			}
+			_, runs := askRunSpans(t, 0, len(t), nil, nil)
+			var got, want [][2]int // the sentences that have one
+			for _, c := range sentences {
+				lo, hi := c[0], c[1]
 				in := false
 				for r := 0; r < len(runs); r += 2 {
 					in = in || int(runs[r]) >= lo && int(runs[r+1]) <= hi
 				}
 				if in {
-					got = append(got, n)
+					got = append(got, c)
 				}
 				if aboutRunning.MatchString(t[lo:hi]) {
-					want = append(want, n)
+					want = append(want, c)
 				}
 			}
 			return got, want

@@ -51,14 +51,17 @@ type scanner struct {
 	// freeFacts and freeNear are what rules 5 and 6 learnt of lines
 	// that left the window (recycleNear); seamBuf, seamEnds, spans and
 	// spans2 what a seam is read with; scriptBudget, what is left of
-	// the file's (confirm.go).
-	asked         confirmWindow
-	freeFacts     []*confirmFacts
-	freeNear      []*[nearExprs]reach
-	seamBuf       []byte
-	seamEnds      []int
-	spans, spans2 []int32
-	scriptBudget  int
+	// the file's (confirm.go); factsLearnt and seamsRead, how many
+	// times confirmFast learnt a line's confirmFacts and read a seam
+	// (for tests).
+	asked                  confirmWindow
+	freeFacts              []*confirmFacts
+	freeNear               []*[nearExprs]reach
+	seamBuf                []byte
+	seamEnds               []int
+	spans, spans2          []int32
+	scriptBudget           int
+	factsLearnt, seamsRead int
 	// quiet finds the lines text passes over (quiet.go), and linesRead
 	// counts the lines (and pieces) it reads (for tests).
 	quiet     quiet

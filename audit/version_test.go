@@ -66,6 +66,8 @@ var rulesDigests = map[string][]string{
 		"3a607d5bc86df34fef5a97f0d7a5a601010e6afd9104e081cc5cea111be63f1f", // a long line's piece ends within three bytes of where the count falls, so that a run of bytes that start no character neither panics nor stops the reader
 		"42a6892f42f4af485491e3cb15e7afd5f58daaa8cefed823992bc0d062b788d0", // a file's survey lists the places that may hide a character (up to 16,384), which rules 1-3 and the cleaning of a line read instead of searching again (the exhaustive audit still searches), and passes over ASCII and tests continuation bytes a word at a time
 		"6b664a4741a69cb32f5c2caa7fee623dee77df93ccd91e8b382ee80f63b4ee51", // the quiet lines more than three lines from every line that holds a prefilter's string are passed over in bulk (quiet.go)
+		"adbc1eea569bfcdce66e28a6986fe26fa07686069544c8b70a70ebbfae840da1", // the scanner counts the confirmFacts it learns and the seams it reads, for a test
+		"3e699ec54b7d194a9372f4633f42a8fefaadf22193f5a7d8582bb55ccfecb58d", // both of the two before
 	},
 }
 
