@@ -37,6 +37,9 @@ type quiet struct {
 	// str is where the last byte of the first of the prefilter's
 	// strings at or after strFrom is (len(text): none).
 	str, strFrom int
+	// hold is where the next line that is not quiet was found last:
+	// no line before it is passed over.
+	hold int
 	// run is how many lines (or pieces of a long line) read last hold
 	// none of the strings: text passes over lines only after three.
 	run int
@@ -69,7 +72,7 @@ func (q *quiet) start(text string, f *prefilter.Filter, md, runs, fold bool, hid
 	for range q.marks {
 		q.next, q.from = append(q.next, -1), append(q.from, 0)
 	}
-	q.str, q.strFrom = -1, 0
+	q.str, q.strFrom, q.hold = -1, 0, -1
 	// The lines before the first are none.
 	q.run = 3
 }
@@ -106,7 +109,7 @@ func (q *quiet) saw(h *prefilter.Hits) {
 // from: at the third line before the next line that is not quiet, or
 // at the text's end when none is; from when there is no line to pass.
 func (q *quiet) passTo(from int) int {
-	if q.run < 3 {
+	if q.run < 3 || from <= q.hold {
 		return from
 	}
 	at := len(q.text)
@@ -128,6 +131,7 @@ func (q *quiet) passTo(from int) int {
 	if at == len(q.text) {
 		return at
 	}
+	q.hold = at
 	// The start of the line that is not quiet, then of each of the
 	// three before it.
 	at = from + strings.LastIndexByte(q.text[from:at], '\n') + 1

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/agentadaptor/agentadaptor/audit/internal/prefilter"
 )
@@ -63,10 +64,15 @@ type lineReader struct {
 	fence     string // the open fence, or ""
 	block     runMode
 	inComment bool
+	// all is the reader's text, and comment where the first "<!--" at
+	// or after the line last asked is in it (len(all): none; -1: not
+	// sought yet).
+	all     string
+	comment int
 }
 
 func newLineReader(name, text string) *lineReader {
-	return &lineReader{md: isMarkdown(name), text: text}
+	return &lineReader{md: isMarkdown(name), text: text, all: text, comment: -1}
 }
 
 // next returns the next line, or piece of a long line, and false at the
@@ -110,13 +116,36 @@ func (r *lineReader) next() (line, bool) {
 			r.fence, r.block = trimmed[:3], blockMode(trimmed[3:])
 		default:
 			l.ctx = prose
-			if i := strings.Index(l.clean, "<!--"); i >= 0 {
+			if i := r.commentIn(l.clean, raw, r.at); i >= 0 {
 				l.ctx = hidden
 				r.inComment = !strings.Contains(l.clean[i:], "-->")
 			}
 		}
 	}
 	return l, true
+}
+
+// commentIn returns where "<!--" first is in clean, the cleaned text
+// of raw, a line that starts at byte at of the reader's text, or -1. In
+// a line that the cleaning left as it is, it reads what a search of
+// the text, which moves on with the lines, found: a search of each line
+// costs more than a short line's reading.
+func (r *lineReader) commentIn(clean, raw string, at int) int {
+	if unsafe.StringData(clean) != unsafe.StringData(raw) || len(clean) != len(raw) {
+		return strings.Index(clean, "<!--")
+	}
+	if r.comment < at {
+		r.comment = len(r.all)
+		if i := strings.Index(r.all[at:], "<!--"); i >= 0 {
+			r.comment = at + i
+		}
+	}
+	// "<!--" holds no newline or carriage return: one that starts on
+	// the line is in it.
+	if r.comment < at+len(raw) {
+		return r.comment - at
+	}
+	return -1
 }
 
 // pass passes over the lines from the next to the one that starts at
