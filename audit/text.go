@@ -78,9 +78,17 @@ func newLineReader(name, text string) *lineReader {
 // next returns the next line, or piece of a long line, and false at the
 // end of the file.
 func (r *lineReader) next() (line, bool) {
+	var l line
+	ok := r.nextInto(&l)
+	return l, ok
+}
+
+// nextInto is next, which writes the line in l, a zero line: a line is
+// written once where it is kept, not returned and copied.
+func (r *lineReader) nextInto(l *line) bool {
 	if !r.open {
 		if r.text == "" {
-			return line{}, false
+			return false
 		}
 		raw, rest, _ := strings.Cut(r.text, "\n")
 		r.off, r.read = r.read, r.read+len(r.text)-len(rest)
@@ -97,10 +105,11 @@ func (r *lineReader) next() (line, bool) {
 		back := runeStartBefore(raw, cut-lineOverlap)
 		r.at = r.off
 		r.raw, r.off = raw[back:], r.at+back
-		return line{n: r.n, raw: raw[:cut], clean: r.clean(raw[:cut], r.at), ctx: code}, true
+		l.n, l.raw, l.clean, l.ctx = r.n, raw[:cut], r.clean(raw[:cut], r.at), code
+		return true
 	}
 	r.open, r.at = false, r.off
-	l := line{n: r.n, raw: raw, clean: r.clean(raw, r.at), ctx: code}
+	l.n, l.raw, l.clean, l.ctx = r.n, raw, r.clean(raw, r.at), code
 	if r.md && !r.rawOnly {
 		trimmed := strings.TrimSpace(l.clean)
 		switch {
@@ -122,7 +131,7 @@ func (r *lineReader) next() (line, bool) {
 			}
 		}
 	}
-	return l, true
+	return true
 }
 
 // commentIn returns where "<!--" first is in clean, the cleaned text
@@ -569,14 +578,15 @@ func (s *scanner) text(name, text string) {
 			// (prefilter.Filter.ScanEach).
 			from := len(win)
 			for len(win) < from+scanBatch {
-				l, ok := r.next()
-				if !ok {
+				win = append(win, line{})
+				l := &win[len(win)-1]
+				if !r.nextInto(l) {
+					win = win[:len(win)-1]
 					break
 				}
 				if !s.exhaustive {
 					l.hits = s.hits()
 				}
-				win = append(win, l)
 				s.linesRead++
 			}
 			if !s.exhaustive {

@@ -69,6 +69,7 @@ var rulesDigests = map[string][]string{
 		"adbc1eea569bfcdce66e28a6986fe26fa07686069544c8b70a70ebbfae840da1", // the scanner counts the confirmFacts it learns and the seams it reads, for a test
 		"3e699ec54b7d194a9372f4633f42a8fefaadf22193f5a7d8582bb55ccfecb58d", // both of the two before
 		"951f5275963a1578571c9510875d9b20f8ce8045bc3195208375b206e4f40eb5", // a Markdown line's "<!--" found by a search of the file that moves on with the lines
+		"b58bfba6290b3c26c52f05e5fa8eb8a53abc087684591ec6f76631d72d2d06d8", // a line is written where the window keeps it (nextInto), not returned and copied
 	},
 }
 
