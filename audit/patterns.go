@@ -767,6 +767,12 @@ func (s *scanner) first(h *prefilter.Hits, es []*expr, t string) []int {
 		return nil
 	}
 	for _, e := range es {
+		if !s.exhaustive && !h.AnyTouched(e.id, e.id+1) && !s.lf().Always(e.id) {
+			// It may not match (may), which is told here without a
+			// call: most of a rule's expressions are not touched on a
+			// line that touches one.
+			continue
+		}
 		if loc := s.find(h, e, t); loc != nil {
 			return loc
 		}
