@@ -62,6 +62,12 @@ func BenchmarkQuietLines(b *testing.B) {
 	benchmarkText(b, audittext.QuietLines(4<<20, 1))
 }
 
+// BenchmarkSpacedKeywords audits 4 MiB of lines of one of the rules'
+// keywords, each followed by six empty lines: no line is passed over.
+func BenchmarkSpacedKeywords(b *testing.B) {
+	benchmarkText(b, audittext.SpacedKeywords(4<<20, 1))
+}
+
 // BenchmarkLongLines audits 4 MiB of ordinary instructions in lines of
 // 256 KiB, which the audit reads in overlapping pieces.
 func BenchmarkLongLines(b *testing.B) {

@@ -4,9 +4,10 @@
 // skill trees of the shapes of text the audit may meet (ordinary
 // instructions in a large tree and in a small one, many tiny files,
 // lines dense with the rules' own keywords, long lines, text outside
-// ASCII, CRLF line ends, short lines of the rules' keywords, downloads
-// offered on the user's confirmation in Markdown and in scripts; package
-// audittext makes them) and over each,
+// ASCII, CRLF line ends, short lines of the rules' keywords, empty and
+// one-word lines with a keyword now and then, a keyword's line then six
+// empty lines, downloads offered on the user's confirmation in Markdown
+// and in scripts; package audittext makes them) and over each,
 // taking turns, runs three contenders: grep -rE of one download-and-run
 // pattern (its output read through a pipe, as a terminal or a script
 // reads it), audit.Tree in this process, and audit.Tree in a process of
@@ -81,6 +82,9 @@ var shapes = []shape{
 	}},
 	{"quiet", "empty and one-word lines, a keyword every 64 lines, 8 MiB in 8 files", func() map[string]string {
 		return audittext.Tree(8, 1<<20, audittext.QuietLines)
+	}},
+	{"spaced", "a keyword's line, then six empty lines, 8 MiB in 8 files", func() map[string]string {
+		return audittext.Tree(8, 1<<20, audittext.SpacedKeywords)
 	}},
 	{"confirm", "downloads offered on the user's confirmation, 8 MiB in 8 files", func() map[string]string {
 		return audittext.Tree(8, 1<<20, audittext.Confirmations)

@@ -285,6 +285,18 @@ func QuietLines(size int, seed uint64) string {
 	return b.String()[:size]
 }
 
+// SpacedKeywords is text of lines of one of the rules' keywords, each
+// followed by six empty lines: every line is within three of a
+// keyword's, so none is passed over, and most are empty.
+func SpacedKeywords(size int, seed uint64) string {
+	r := rand.New(rand.NewPCG(seed, 7))
+	var b strings.Builder
+	for b.Len() < size {
+		b.WriteString(RuleWords[r.IntN(len(RuleWords))] + "\n\n\n\n\n\n\n")
+	}
+	return b.String()[:size]
+}
+
 // Tree is a skill's tree: SkillMD and files named docs/NNNN.md, each
 // made by text from its index as the seed.
 func Tree(files, size int, text func(size int, seed uint64) string) map[string]string {
