@@ -289,10 +289,20 @@ func (f *Filter) NewHits() *Hits {
 
 // Reset empties h.
 func (h *Hits) Reset() {
+	if h.found == 0 {
+		// Only a string found touches an expression (record, Add):
+		// h is empty already, as is a line's that holds none.
+		return
+	}
 	for _, id := range h.set[:h.found] {
 		h.mask[id] = 0
 	}
 	h.found = 0
+	if len(h.touched) == 1 && len(h.touchedAll) == 1 {
+		// Up to 64 expressions: a store each rather than a call.
+		h.touched[0], h.touchedAll[0] = 0, 0
+		return
+	}
 	clear(h.touched)
 	clear(h.touchedAll)
 }
@@ -483,7 +493,10 @@ func (f *Filter) record(h *Hits, text string, base int, st *[2 * chunk]byte, out
 	if folded {
 		fold = all
 	}
-	if f.words > 1 {
+	if f.words > 1 || folded {
+		// recordWide records any number of expressions, and a text
+		// scanned folded, which is rare, so that the loop below has
+		// one value fewer to keep.
 		for ; outs != 0; outs &= outs - 1 {
 			k := bits.TrailingZeros64(outs)
 			f.recordWide(h, text, base+k+1, uint32(binary.LittleEndian.Uint16(st[2*(k%chunk):]))-firstOut, fold)
@@ -502,12 +515,14 @@ func (f *Filter) record(h *Hits, text string, base int, st *[2 * chunk]byte, out
 		k := bits.TrailingZeros64(outs)
 		end, out := base+k+1, uint32(binary.LittleEndian.Uint16(st[2*(k%chunk):]))-firstOut
 		// Every string ends at end: the boundary after them is one.
-		var after uint32
-		if end < len(text) {
-			after = uint32(wordByte[text[end]])
-		}
+		// The byte after them is none at the text's end (end is at
+		// most len(text), and end-len(text) shifted is all ones
+		// before it, 0 there), which is as likely as not on short
+		// lines, so it is masked rather than tested.
+		after := uint32(wordByte[text[min(end, len(text)-1)]]) & uint32((end-len(text))>>63)
 		after ^= uint32(wordByte[text[end-1]])
-		for _, e := range ends[outAt[out]:outAt[out+1]] {
+		for i, hi := int(outAt[out]), int(outAt[out+1]); i < hi; i++ {
+			e := &ends[i]
 			id := e.id
 			start := end - int(e.len)
 			before := uint32(wordByte[text[max(start-1, 0)]])
@@ -515,7 +530,7 @@ func (f *Filter) record(h *Hits, text string, base int, st *[2 * chunk]byte, out
 				before = 0
 			}
 			before ^= uint32(wordByte[text[start]])
-			b := needAny | before<<1 | after<<2 | (before&after)<<3 | fold
+			b := needAny | before<<1 | after<<2 | (before&after)<<3
 			m := uint32(mask[id])
 			// The string's first occurrence adds it to set, which
 			// has room for every string and one more: id is written
@@ -531,7 +546,11 @@ func (f *Filter) record(h *Hits, text string, base int, st *[2 * chunk]byte, out
 			if m == 0 {
 				// Nearly every occurrence in a text dense with the
 				// strings: stored, not read.
-				*sp = spot{first: [4]int32{s, s, s, s}, last: int32(end)}
+				// Field by field: a spot composed whole is
+				// written to the stack and copied, and the copy's
+				// wide loads of the narrow stores wait for them.
+				sp.first[0], sp.first[1], sp.first[2], sp.first[3] = s, s, s, s
+				sp.last = int32(end)
 			} else {
 				fresh := b &^ m
 				f0, f1, f2, f3 := sp.first[0], sp.first[1], sp.first[2], sp.first[3]
