@@ -641,7 +641,7 @@ func (s *scanner) may(h *prefilter.Hits, e *expr) bool {
 		// Its matcher written by hand answers exactly, for less than
 		// its condition costs: only whether the line touches it is
 		// asked (unless cond keeps the condition first).
-		return h.AnyTouched(e.id, e.id+1)
+		return h.Touched(e.id)
 	}
 	return s.exhaustive || s.lf().May(h, e.id)
 }

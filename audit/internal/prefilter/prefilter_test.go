@@ -319,7 +319,7 @@ func TestBoundaries(t *testing.T) {
 }
 
 // TestAnyTouched checks the test of a range of expressions against the
-// test of each.
+// test of each, and Touched against AnyTouched of a range of one.
 func TestAnyTouched(t *testing.T) {
 	var res []*regexp.Regexp
 	for i := range 150 {
@@ -341,6 +341,11 @@ func TestAnyTouched(t *testing.T) {
 		}
 		if got := h.AnyTouched(lo, hi); got != want {
 			t.Fatalf("AnyTouched(%d, %d) = %v, want %v", lo, hi, got, want)
+		}
+		for i := range 150 {
+			if got, want := h.Touched(i), h.AnyTouched(i, i+1); got != want {
+				t.Fatalf("Touched(%d) = %v, AnyTouched(%d, %d) %v", i, got, i, i+1, want)
+			}
 		}
 	}
 }
