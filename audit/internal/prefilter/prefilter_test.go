@@ -438,8 +438,9 @@ func exprsFilter(t *testing.T) (*Filter, []*regexp.Regexp) {
 }
 
 // TestOutputs checks the states where strings end that outputs tells,
-// four at a time or, in an automaton of more than 1<<15 states, one at
-// a time, against a test of each, for chunks of any length.
+// four at a time or, in an automaton of more than 1<<15 states or a
+// chunk shorter than shortOutputs, one at a time, against a test of
+// each, for chunks of any length.
 func TestOutputs(t *testing.T) {
 	r := rand.New(rand.NewPCG(8, 8))
 	for _, n := range []int{2, 300, 1 << 15, 1<<15 + 1, 1 << 16} {
