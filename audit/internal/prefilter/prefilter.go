@@ -50,8 +50,10 @@ type Filter struct {
 	conds    []*cond  // by expression
 	// touches: by string, 5*words words, from each multiple of 8
 	// (touchStride): the expressions whose condition names it at all,
-	// then, by need bit, those whose condition's trigger names it with
-	// those boundaries
+	// then, by the boundaries around an occurrence (bound: one before
+	// it, 1, one after it, 2), those whose condition's trigger names it
+	// with need bits that those boundaries meet, so that recording an
+	// occurrence reads one set rather than one a need bit
 	touches []uint64
 	strs    []string // by string id, folded
 	words   int      // uint64 words of an expression set
@@ -202,7 +204,23 @@ func build(ts []exprTables) (*Filter, error) {
 	f.touches = make([]uint64, 0, f.touchStride()*len(f.strs))
 	for s := range f.strs {
 		f.touches = append(f.touches, touchAll[s*f.words:(s+1)*f.words]...)
-		f.touches = append(f.touches, touch[s*4*f.words:(s+1)*4*f.words]...)
+		// touch's sets of s by need bit: any, before, after, both
+		byNeed := func(bit, k int) uint64 { return touch[(s*4+bit)*f.words+k] }
+		for bound := range 4 {
+			for k := range f.words {
+				x := byNeed(0, k)
+				if bound&1 != 0 {
+					x |= byNeed(1, k)
+				}
+				if bound&2 != 0 {
+					x |= byNeed(2, k)
+				}
+				if bound == 3 {
+					x |= byNeed(3, k)
+				}
+				f.touches = append(f.touches, x)
+			}
+		}
 		f.touches = append(f.touches, make([]uint64, f.touchStride()-5*f.words)...)
 	}
 	a, err := newAutomaton(f.strs)
@@ -570,10 +588,11 @@ func (f *Filter) record(h *Hits, text string, base int, st *[2 * chunk]byte, out
 				sp.last = int32(end)
 			}
 			// The sets of the bits found again are added again,
-			// which changes nothing.
+			// which changes nothing: one set, of the boundaries
+			// around the occurrence.
 			t := (*[5]uint64)(touches[int(id)*8 : int(id)*8+5])
 			touchedAll |= t[0]
-			touched |= t[1] | t[2]&-uint64(b>>1&1) | t[3]&-uint64(b>>2&1) | t[4]&-uint64(b>>3&1)
+			touched |= t[1+(before|after<<1)&3]
 			mask[id] = uint8(m | b)
 		}
 	}
@@ -608,10 +627,15 @@ func (f *Filter) recordWide(h *Hits, text string, end int, out uint32, fold uint
 				h.touchedAll[k] |= x
 			}
 		}
-		for fresh := b &^ m; fresh != 0; fresh &= fresh - 1 {
-			bit := bits.TrailingZeros8(fresh)
-			h.spots[id].first[bit] = int32(start)
-			at := (1 + bit) * f.words
+		fresh := b &^ m
+		for rest := fresh; rest != 0; rest &= rest - 1 {
+			h.spots[id].first[bits.TrailingZeros8(rest)] = int32(start)
+		}
+		if fresh != 0 {
+			// The set of the boundaries b tells (all of them in a
+			// text scanned folded), which adds again those of the
+			// bits found before, which changes nothing.
+			at := (1 + int(b>>1&1|b>>2&1<<1)) * f.words
 			for k, x := range t[at : at+f.words] {
 				h.touched[k] |= x
 			}

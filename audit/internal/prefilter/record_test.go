@@ -54,11 +54,13 @@ func referenceScan(f *Filter, h *Hits, text string) {
 				if b&(1<<bit) != 0 && m&(1<<bit) == 0 {
 					h.spots[e.id].first[bit] = int32(start)
 				}
-				if b&(1<<bit) != 0 {
-					for w := range f.words {
-						h.touched[w] |= t[(1+bit)*f.words+w]
-					}
-				}
+			}
+			bound := int(before | after<<1)
+			if fold != 0 {
+				bound = 3
+			}
+			for w := range f.words {
+				h.touched[w] |= t[(1+bound)*f.words+w]
 			}
 			h.mask[e.id] = m | b
 			h.spots[e.id].last = int32(end)
