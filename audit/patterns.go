@@ -641,7 +641,7 @@ func (s *scanner) may(h *prefilter.Hits, e *expr) bool {
 		// Its matcher written by hand answers exactly, for less than
 		// its condition costs: only whether the line touches it is
 		// asked (unless cond keeps the condition first).
-		return h.AnyTouched(e.id, e.id+1)
+		return h.Touched(e.id)
 	}
 	return s.exhaustive || s.lf().May(h, e.id)
 }
@@ -767,7 +767,7 @@ func (s *scanner) first(h *prefilter.Hits, es []*expr, t string) []int {
 		return nil
 	}
 	for _, e := range es {
-		if !s.exhaustive && !h.AnyTouched(e.id, e.id+1) && !s.lf().Always(e.id) {
+		if !s.exhaustive && !h.Touched(e.id) && !s.lf().Always(e.id) {
 			// It may not match (may), which is told here without a
 			// call: most of a rule's expressions are not touched on a
 			// line that touches one.

@@ -71,6 +71,8 @@ var rulesDigests = map[string][]string{
 		"951f5275963a1578571c9510875d9b20f8ce8045bc3195208375b206e4f40eb5", // a Markdown line's "<!--" found by a search of the file that moves on with the lines
 		"b58bfba6290b3c26c52f05e5fa8eb8a53abc087684591ec6f76631d72d2d06d8", // a line is written where the window keeps it (nextInto), not returned and copied
 		"e164e0a8787e70d64f0aed296472117d0f58503b695f00dd684ae4d9e8989432", // first passes over the expressions a line does not touch without asking find
+		"4e591fe9cc07ffe87c0f300b663c66c0c5487d6665217517ca04c057b73788ec", // may asks whether a line touches one expression with prefilter.Hits.Touched, which is inlined, rather than AnyTouched of a range of one
+		"0e8fcc53003acab8d340987f21f15cf8baf228e575f74649898f6c9ebfb2d314", // the prefilter's round merged with first's passing over the expressions a line does not touch, asked by Hits.Touched
 	},
 }
 

@@ -92,19 +92,27 @@ func (a *automaton) steps1(text string, state uint32, st *states) uint32 {
 	return state
 }
 
+// shortOutputs is the length of a chunk under which outputs reads its
+// states one at a time: a short text's states, just stored two bytes
+// at a time, are read back at once, and a load of four of them would
+// wait for the stores to reach memory, which one of each does not.
+const shortOutputs = 16
+
 // outputs returns which of the first n states of a lane in st (n at
 // most chunk) are ones where strings end, as bit k for the state after
-// byte k. Where states are numbered under 1<<15, it tells four at a
-// time without a test: it adds to each 1<<15 less firstOut, which sets
-// its top bit exactly when it is firstOut or more, and gathers the
-// four top bits by a multiplication.
+// byte k. Where states are numbered under 1<<15 and the chunk is not
+// short (shortOutputs), it tells four at a time without a test: it adds
+// to each 1<<15 less firstOut, which sets its top bit exactly when it
+// is firstOut or more, and gathers the four top bits by a
+// multiplication.
 func (a *automaton) outputs(st *[2 * chunk]byte, n int) uint64 {
 	var out uint64
-	if len(a.next)>>a.shift > 1<<15 {
+	if n < shortOutputs || len(a.next)>>a.shift > 1<<15 {
+		// A state (under 1<<16) is firstOut or more exactly when
+		// adding 1<<16 less firstOut to it carries into bit 16.
+		add := 1<<16 - uint32(a.firstOut)
 		for k := range n {
-			if binary.LittleEndian.Uint16(st[2*(k%chunk):]) >= a.firstOut {
-				out |= 1 << k
-			}
+			out |= uint64((uint32(binary.LittleEndian.Uint16(st[2*(k%chunk):]))+add)>>16) << (k % chunk)
 		}
 		return out
 	}

@@ -50,8 +50,10 @@ type Filter struct {
 	conds    []*cond  // by expression
 	// touches: by string, 5*words words, from each multiple of 8
 	// (touchStride): the expressions whose condition names it at all,
-	// then, by need bit, those whose condition's trigger names it with
-	// those boundaries
+	// then, by the boundaries around an occurrence (bound: one before
+	// it, 1, one after it, 2), those whose condition's trigger names it
+	// with need bits that those boundaries meet, so that recording an
+	// occurrence reads one set rather than one a need bit
 	touches []uint64
 	strs    []string // by string id, folded
 	words   int      // uint64 words of an expression set
@@ -202,7 +204,23 @@ func build(ts []exprTables) (*Filter, error) {
 	f.touches = make([]uint64, 0, f.touchStride()*len(f.strs))
 	for s := range f.strs {
 		f.touches = append(f.touches, touchAll[s*f.words:(s+1)*f.words]...)
-		f.touches = append(f.touches, touch[s*4*f.words:(s+1)*4*f.words]...)
+		// touch's sets of s by need bit: any, before, after, both
+		byNeed := func(bit, k int) uint64 { return touch[(s*4+bit)*f.words+k] }
+		for bound := range 4 {
+			for k := range f.words {
+				x := byNeed(0, k)
+				if bound&1 != 0 {
+					x |= byNeed(1, k)
+				}
+				if bound&2 != 0 {
+					x |= byNeed(2, k)
+				}
+				if bound == 3 {
+					x |= byNeed(3, k)
+				}
+				f.touches = append(f.touches, x)
+			}
+		}
 		f.touches = append(f.touches, make([]uint64, f.touchStride()-5*f.words)...)
 	}
 	a, err := newAutomaton(f.strs)
@@ -289,10 +307,20 @@ func (f *Filter) NewHits() *Hits {
 
 // Reset empties h.
 func (h *Hits) Reset() {
+	if h.found == 0 {
+		// Only a string found touches an expression (record, Add):
+		// h is empty already, as is a line's that holds none.
+		return
+	}
 	for _, id := range h.set[:h.found] {
 		h.mask[id] = 0
 	}
 	h.found = 0
+	if len(h.touched) == 1 && len(h.touchedAll) == 1 {
+		// Up to 64 expressions: a store each rather than a call.
+		h.touched[0], h.touchedAll[0] = 0, 0
+		return
+	}
 	clear(h.touched)
 	clear(h.touchedAll)
 }
@@ -505,7 +533,10 @@ func (f *Filter) record(h *Hits, text string, base int, st *[2 * chunk]byte, out
 	if folded {
 		fold = all
 	}
-	if f.words > 1 {
+	if f.words > 1 || folded {
+		// recordWide records any number of expressions, and a text
+		// scanned folded, which is rare, so that the loop below has
+		// one value fewer to keep.
 		for ; outs != 0; outs &= outs - 1 {
 			k := bits.TrailingZeros64(outs)
 			f.recordWide(h, text, base+k+1, uint32(binary.LittleEndian.Uint16(st[2*(k%chunk):]))-firstOut, fold)
@@ -524,12 +555,14 @@ func (f *Filter) record(h *Hits, text string, base int, st *[2 * chunk]byte, out
 		k := bits.TrailingZeros64(outs)
 		end, out := base+k+1, uint32(binary.LittleEndian.Uint16(st[2*(k%chunk):]))-firstOut
 		// Every string ends at end: the boundary after them is one.
-		var after uint32
-		if end < len(text) {
-			after = uint32(wordByte[text[end]])
-		}
+		// The byte after them is none at the text's end (end is at
+		// most len(text), and end-len(text) shifted is all ones
+		// before it, 0 there), which is as likely as not on short
+		// lines, so it is masked rather than tested.
+		after := uint32(wordByte[text[min(end, len(text)-1)]]) & uint32((end-len(text))>>63)
 		after ^= uint32(wordByte[text[end-1]])
-		for _, e := range ends[outAt[out]:outAt[out+1]] {
+		for i, hi := int(outAt[out]), int(outAt[out+1]); i < hi; i++ {
+			e := &ends[i]
 			id := e.id
 			start := end - int(e.len)
 			before := uint32(wordByte[text[max(start-1, 0)]])
@@ -537,7 +570,7 @@ func (f *Filter) record(h *Hits, text string, base int, st *[2 * chunk]byte, out
 				before = 0
 			}
 			before ^= uint32(wordByte[text[start]])
-			b := needAny | before<<1 | after<<2 | (before&after)<<3 | fold
+			b := needAny | before<<1 | after<<2 | (before&after)<<3
 			m := uint32(mask[id])
 			// The string's first occurrence adds it to set, which
 			// has room for every string and one more: id is written
@@ -553,7 +586,11 @@ func (f *Filter) record(h *Hits, text string, base int, st *[2 * chunk]byte, out
 			if m == 0 {
 				// Nearly every occurrence in a text dense with the
 				// strings: stored, not read.
-				*sp = spot{first: [4]int32{s, s, s, s}, last: int32(end)}
+				// Field by field: a spot composed whole is
+				// written to the stack and copied, and the copy's
+				// wide loads of the narrow stores wait for them.
+				sp.first[0], sp.first[1], sp.first[2], sp.first[3] = s, s, s, s
+				sp.last = int32(end)
 			} else {
 				fresh := b &^ m
 				f0, f1, f2, f3 := sp.first[0], sp.first[1], sp.first[2], sp.first[3]
@@ -573,10 +610,11 @@ func (f *Filter) record(h *Hits, text string, base int, st *[2 * chunk]byte, out
 				sp.last = int32(end)
 			}
 			// The sets of the bits found again are added again,
-			// which changes nothing.
+			// which changes nothing: one set, of the boundaries
+			// around the occurrence.
 			t := (*[5]uint64)(touches[int(id)*8 : int(id)*8+5])
 			touchedAll |= t[0]
-			touched |= t[1] | t[2]&-uint64(b>>1&1) | t[3]&-uint64(b>>2&1) | t[4]&-uint64(b>>3&1)
+			touched |= t[1+(before|after<<1)&3]
 			mask[id] = uint8(m | b)
 		}
 	}
@@ -611,10 +649,15 @@ func (f *Filter) recordWide(h *Hits, text string, end int, out uint32, fold uint
 				h.touchedAll[k] |= x
 			}
 		}
-		for fresh := b &^ m; fresh != 0; fresh &= fresh - 1 {
-			bit := bits.TrailingZeros8(fresh)
-			h.spots[id].first[bit] = int32(start)
-			at := (1 + bit) * f.words
+		fresh := b &^ m
+		for rest := fresh; rest != 0; rest &= rest - 1 {
+			h.spots[id].first[bits.TrailingZeros8(rest)] = int32(start)
+		}
+		if fresh != 0 {
+			// The set of the boundaries b tells (all of them in a
+			// text scanned folded), which adds again those of the
+			// bits found before, which changes nothing.
+			at := (1 + int(b>>1&1|b>>2&1<<1)) * f.words
 			for k, x := range t[at : at+f.words] {
 				h.touched[k] |= x
 			}
@@ -690,6 +733,11 @@ func (h *Hits) AnyTouched(lo, hi int) bool {
 	}
 	return false
 }
+
+// Touched is AnyTouched of expression i alone, which the compiler
+// inlines where it is asked, of nearly every expression of nearly every
+// line.
+func (h *Hits) Touched(i int) bool { return h.touched[uint(i)/64]>>(uint(i)%64)&1 != 0 }
 
 // Empty reports whether h holds no string: then no expression with a
 // condition may match.

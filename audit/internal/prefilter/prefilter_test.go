@@ -319,7 +319,7 @@ func TestBoundaries(t *testing.T) {
 }
 
 // TestAnyTouched checks the test of a range of expressions against the
-// test of each.
+// test of each, and Touched against AnyTouched of a range of one.
 func TestAnyTouched(t *testing.T) {
 	var res []*regexp.Regexp
 	for i := range 150 {
@@ -341,6 +341,11 @@ func TestAnyTouched(t *testing.T) {
 		}
 		if got := h.AnyTouched(lo, hi); got != want {
 			t.Fatalf("AnyTouched(%d, %d) = %v, want %v", lo, hi, got, want)
+		}
+		for i := range 150 {
+			if got, want := h.Touched(i), h.AnyTouched(i, i+1); got != want {
+				t.Fatalf("Touched(%d) = %v, AnyTouched(%d, %d) %v", i, got, i, i+1, want)
+			}
 		}
 	}
 }
@@ -433,8 +438,9 @@ func exprsFilter(t *testing.T) (*Filter, []*regexp.Regexp) {
 }
 
 // TestOutputs checks the states where strings end that outputs tells,
-// four at a time or, in an automaton of more than 1<<15 states, one at
-// a time, against a test of each, for chunks of any length.
+// four at a time or, in an automaton of more than 1<<15 states or a
+// chunk shorter than shortOutputs, one at a time, against a test of
+// each, for chunks of any length.
 func TestOutputs(t *testing.T) {
 	r := rand.New(rand.NewPCG(8, 8))
 	for _, n := range []int{2, 300, 1 << 15, 1<<15 + 1, 1 << 16} {

@@ -44,3 +44,10 @@ func BenchmarkScanEachDense(b *testing.B) {
 func BenchmarkScanEachOrdinary(b *testing.B) {
 	benchmarkScanEach(b, audittext.Ordinary(4<<20, 1))
 }
+
+// BenchmarkScanEachShortLines scans 4 MiB of lines of one or two of
+// the rules' keywords, about 12 bytes each: what a scan costs a line,
+// more than what it costs a byte.
+func BenchmarkScanEachShortLines(b *testing.B) {
+	benchmarkScanEach(b, audittext.ShortLines(4<<20, 1))
+}
