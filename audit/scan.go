@@ -39,6 +39,7 @@ type scanner struct {
 	union      *prefilter.Hits   // the strings of a few lines together
 	filter     *prefilter.Filter // lineFilter(), once asked (see lf)
 	free       []*prefilter.Hits // Hits of lines that left the window
+	blank      *prefilter.Hits   // the Hits of every empty line (blankHits)
 	buf        []byte            // what read reads files into (nil until it reads)
 	// makeRoom, when set, is what room does first (treeScan.room).
 	makeRoom func(n int)

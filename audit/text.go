@@ -90,6 +90,24 @@ func (r *lineReader) nextInto(l *line) bool {
 		if r.text == "" {
 			return false
 		}
+		if w := blankEnd(r.text); w > 0 {
+			// An empty line: its context is the one the lines before
+			// leave, which it changes in no way.
+			r.off, r.read, r.text = r.read, r.read+w, r.text[w:]
+			r.at = r.off
+			r.n++
+			l.n, l.ctx = r.n, code
+			switch {
+			case !r.md || r.rawOnly:
+			case r.fence != "":
+				l.block = r.block
+			case r.inComment:
+				l.ctx = hidden
+			default:
+				l.ctx = prose
+			}
+			return true
+		}
 		raw, rest, _ := strings.Cut(r.text, "\n")
 		r.off, r.read = r.read, r.read+len(r.text)-len(rest)
 		r.text, r.raw, r.open = rest, strings.TrimSuffix(raw, "\r"), true
@@ -132,6 +150,18 @@ func (r *lineReader) nextInto(l *line) bool {
 		}
 	}
 	return true
+}
+
+// blankEnd returns the length of the newline text starts with (with
+// its carriage return), or 0.
+func blankEnd(text string) int {
+	switch {
+	case text[0] == '\n':
+		return 1
+	case text[0] == '\r' && len(text) > 1 && text[1] == '\n':
+		return 2
+	}
+	return 0
 }
 
 // commentIn returns where "<!--" first is in clean, the cleaned text
@@ -585,18 +615,26 @@ func (s *scanner) text(name, text string) {
 					break
 				}
 				if !s.exhaustive {
-					l.hits = s.hits()
+					// A line empty as the rules read it holds no
+					// string: it shares one Hits that no scan writes
+					// (blankHits).
+					l.hits = s.blankHits()
+					if l.clean != "" {
+						l.hits = s.hits()
+					}
 				}
 				s.linesRead++
 			}
 			if !s.exhaustive {
 				texts, hits = texts[:0], hits[:0]
-				for _, l := range win[from:] {
-					texts, hits = append(texts, l.clean), append(hits, l.hits)
+				for k := from; k < len(win); k++ {
+					if l := &win[k]; l.clean != "" {
+						texts, hits = append(texts, l.clean), append(hits, l.hits)
+					}
 				}
 				s.lf().ScanEach(hits, texts, unfolded)
-				for _, l := range win[from:] {
-					q.saw(l.hits)
+				for k := from; k < len(win); k++ {
+					q.saw(win[k].hits)
 				}
 			}
 		}
@@ -619,9 +657,17 @@ func (s *scanner) text(name, text string) {
 			passing = -1
 			continue
 		}
-		// patterns reads the three lines each side of the current one.
+		// patterns reads the three lines each side of the current one;
+		// of an empty line, it would ask rule 23 alone, which learns
+		// that the line continues no command.
 		above := min(cur, 3)
-		s.patterns(name, win[cur-above:], above, hiddenText)
+		if l := &win[cur]; l.raw == "" && !s.exhaustive {
+			if s.runsFile && l.ctx != hidden {
+				s.runCont = false
+			}
+		} else {
+			s.patterns(name, win[cur-above:], above, hiddenText)
+		}
 		if above == 3 {
 			// The line leaves the window: its Hits serve the next
 			// batch.
@@ -1013,9 +1059,18 @@ func (s *scanner) hits() *prefilter.Hits {
 	return lineFilter().NewHits()
 }
 
+// blankHits returns the Hits of every empty line: empty, and never
+// scanned, reset or given back.
+func (s *scanner) blankHits() *prefilter.Hits {
+	if s.blank == nil {
+		s.blank = lineFilter().NewHits()
+	}
+	return s.blank
+}
+
 // recycle gives back the Hits of a line leaving the window.
 func (s *scanner) recycle(h *prefilter.Hits) {
-	if h != nil {
+	if h != nil && h != s.blank {
 		s.free = append(s.free, h)
 	}
 }
