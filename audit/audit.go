@@ -848,6 +848,17 @@
 //     that a run of bytes that start no character, which made the
 //     reader panic or read one piece forever, is cut within the run):
 //     the fixtures' findings are those of RulesVersion 6.
+//   - Quiet lines passed over and empty lines read for less (main at
+//     582a55c, then this round, the same findings; go -C bench run
+//     ./auditgrep -cli OLD,NEW -old, medians of 9 at a load average of
+//     0.7-1.3): agentskills audit of empty and one-word lines with a
+//     keyword every 64 lines 28.0x grep, then 7.9x; of a keyword's line
+//     then six empty lines 43.0x, then 23.5x; of short lines of the
+//     rules' keywords 18.1x, then 17.1x; of ordinary instructions 6.5x,
+//     then 5.7x; the other shapes within 1-8x before and after. Over the
+//     budget still: text whose short lines nearly all hold a keyword or
+//     lie within three lines of one, where a line that holds a keyword
+//     costs about 250 ns (bench/README.md says where).
 //
 // Why the rules that fire on real skills fire: credential-read, setup
 // instructions that name a .env file (most of them; .env.local and
