@@ -581,14 +581,17 @@
 // window changes only how the lines after it are read, and only when
 // it holds a mark: a fence or an HTML comment that opens or closes, a
 // / or inline code that rule 23 reads, a character the cleaning of a
-// line drops or a scan folds. The audit passes over such lines in bulk
+// line drops or a scan folds (a backslash that continues a command is
+// none: what it continues matters only on a line with a /, whose three
+// lines before are read). The audit passes over such lines in bulk
 // (quiet.go): where the lines it read last hold no string, it searches
 // the file for the next string (the automaton, without recording what
 // it finds: a step and a comparison a byte) and the next mark, counts
 // the newlines up to the third line before, and goes on there, knowing
 // the context of the lines passed over from the fence and comment they
-// are in. Text of empty and one-word lines is read at about 1.7 ns a
-// byte instead of 100 ns a line. TestQuietLinesChangeNothing and
+// are in. 4 MiB of empty lines is read in about 8 ms of CPU (1.9 ns a
+// byte, where each line cost about 60 ns), and of empty and one-word
+// lines with a keyword every 64 lines in about 22 ms (100-117 before). TestQuietLinesChangeNothing and
 // TestQuietLinesInAWindowRead hold the findings to those of every line
 // read, and TestQuietLinesPassedOver counts the lines read. An empty
 // line that is read (one in the window of a line with a string) is

@@ -768,9 +768,10 @@ func (s *scanner) first(h *prefilter.Hits, es []*expr, t string) []int {
 	}
 	for _, e := range es {
 		if !s.exhaustive && !h.Touched(e.id) && !s.lf().Always(e.id) {
-			// It may not match (may), which is told here without a
-			// call: most of a rule's expressions are not touched on a
-			// line that touches one.
+			// It may not match: may says so of an expression the
+			// line does not touch and that has a condition, which is
+			// told here without a call (most of a rule's expressions
+			// are not touched on a line that touches one).
 			continue
 		}
 		if loc := s.find(h, e, t); loc != nil {

@@ -112,14 +112,13 @@ func (q *quiet) passTo(from int) int {
 	if q.run < 3 || from <= q.hold {
 		return from
 	}
-	at := len(q.text)
 	if q.str < from || q.strFrom > from {
 		q.strFrom, q.str = from, len(q.text)
 		if end := q.f.NextString(q.text, from); end >= 0 {
 			q.str = end - 1
 		}
 	}
-	at = min(at, q.str)
+	at := q.str
 	for k := range q.marks {
 		at = min(at, q.mark(k, from))
 	}

@@ -96,15 +96,9 @@ func (r *lineReader) nextInto(l *line) bool {
 			r.off, r.read, r.text = r.read, r.read+w, r.text[w:]
 			r.at = r.off
 			r.n++
-			l.n, l.ctx = r.n, code
-			switch {
-			case !r.md || r.rawOnly:
-			case r.fence != "":
+			l.n, l.ctx = r.n, r.standing()
+			if r.fence != "" {
 				l.block = r.block
-			case r.inComment:
-				l.ctx = hidden
-			default:
-				l.ctx = prose
 			}
 			return true
 		}
@@ -168,7 +162,8 @@ func blankEnd(text string) int {
 // of raw, a line that starts at byte at of the reader's text, or -1. In
 // a line that the cleaning left as it is, it reads what a search of
 // the text, which moves on with the lines, found: a search of each line
-// costs more than a short line's reading.
+// costs more than a short line's reading. It is asked of whole lines,
+// in order (at never decreases), and searches again if not.
 func (r *lineReader) commentIn(clean, raw string, at int) int {
 	if unsafe.StringData(clean) != unsafe.StringData(raw) || len(clean) != len(raw) {
 		return strings.Index(clean, "<!--")
@@ -195,6 +190,12 @@ func (r *lineReader) pass(to int) context {
 	k := to - r.read
 	r.n += strings.Count(r.text[:k], "\n")
 	r.text, r.read = r.text[k:], to
+	return r.standing()
+}
+
+// standing returns the context that a line that opens or closes no
+// fence and no HTML comment stands in: that of the lines before it.
+func (r *lineReader) standing() context {
 	switch {
 	case !r.md || r.rawOnly || r.fence != "":
 		return code
@@ -646,8 +647,10 @@ func (s *scanner) text(name, text string) {
 			if passing < 0 {
 				return
 			}
-			// Every line read is done: the quiet lines are passed over,
-			// as rule 23 would read them (they end with no backslash),
+			// Every line read is done: the quiet lines are passed over
+			// (rule 23 learns that the last of them continues no
+			// command; what it continued could matter only on a line
+			// with a /, whose three lines before are read: quiet.go),
 			// and the lines after them start a window of their own.
 			clear(win)
 			win, cur = win[:0], 0
@@ -658,10 +661,10 @@ func (s *scanner) text(name, text string) {
 			continue
 		}
 		// patterns reads the three lines each side of the current one;
-		// of an empty line, it would ask rule 23 alone, which learns
-		// that the line continues no command.
+		// of a line empty as the rules read it, it would ask rule 23
+		// alone, which learns that the line continues no command.
 		above := min(cur, 3)
-		if l := &win[cur]; l.raw == "" && !s.exhaustive {
+		if l := &win[cur]; l.clean == "" && !s.exhaustive {
 			if s.runsFile && l.ctx != hidden {
 				s.runCont = false
 			}

@@ -74,6 +74,7 @@ var rulesDigests = map[string][]string{
 		"4e591fe9cc07ffe87c0f300b663c66c0c5487d6665217517ca04c057b73788ec", // may asks whether a line touches one expression with prefilter.Hits.Touched, which is inlined, rather than AnyTouched of a range of one
 		"0e8fcc53003acab8d340987f21f15cf8baf228e575f74649898f6c9ebfb2d314", // the prefilter's round merged with first's passing over the expressions a line does not touch, asked by Hits.Touched
 		"c32681920537daaea82817d9c0d1c5dcd0d95b938e7b9407b2f730006388aaf0", // an empty line is read without a scan or the rules' checks: it shares one Hits that holds nothing, and tells rule 23 alone that it continues no command
+		"bd6946c758aa96fe6b0baabee2e983eaf67b25b1f119bbd56be9689de6d6bc90", // a review's mends: one function for the context a line that opens or closes nothing stands in, a line whose cleaned text is empty not asked of the rules, comments that say why a skip may end on a backslash
 	},
 }
 
