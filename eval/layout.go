@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/agentadaptor/agentadaptor/internal/filelock"
+	"github.com/agentadaptor/agentadaptor/internal/readfile"
 )
 
 // iterationFile is an iteration's iteration.json.
@@ -86,7 +87,7 @@ func openIteration(out, digest string, shared bool) (string, *iterationFile, err
 		if newest > 0 {
 			dir := filepath.Join(out, "iteration-"+strconv.Itoa(newest))
 			var it iterationFile
-			if readJSON(filepath.Join(dir, "iteration.json"), &it) == nil && it.SkillDigest == digest {
+			if readIterationFile(dir, &it) == nil && it.SkillDigest == digest {
 				if shared {
 					return dir, &it, nil
 				}
@@ -105,6 +106,24 @@ func openIteration(out, digest string, shared bool) (string, *iterationFile, err
 			return "", nil, err
 		}
 		// Another made that iteration first: it may be of this content.
+	}
+}
+
+// readIterationFile reads the iteration.json of the iteration dir into
+// it. Units record their plan in it as they finish (writeUnit), each
+// replacing it whole: a read that finds the file replaced as it was
+// opened reads it again, so that a unit does not take the iteration of
+// its own content for another's, and make one more.
+func readIterationFile(dir string, it *iterationFile) error {
+	name := filepath.Join(dir, "iteration.json")
+	for attempt := 0; ; attempt++ {
+		err := readJSON(name, it)
+		if err == nil || !errors.Is(err, readfile.ErrNotRegular) || attempt >= 100 {
+			return err
+		}
+		if fi, serr := os.Lstat(name); serr == nil && !fi.Mode().IsRegular() {
+			return err // not a file: not a replacement under way
+		}
 	}
 }
 

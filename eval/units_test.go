@@ -612,3 +612,55 @@ func TestRunInterruptedKeepsUnits(t *testing.T) {
 		t.Errorf("an interrupted Run replaced the units' iteration:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(before, "\n"))
 	}
 }
+
+// TestOpenIterationWhileItsFileIsReplaced opens the iteration of a
+// content again and again while other units replace its iteration.json
+// (each records its plan as it finishes): every open takes that
+// iteration, and none makes another. A read that found the file
+// replaced as it was opened took the iteration for another content's.
+func TestOpenIterationWhileItsFileIsReplaced(t *testing.T) {
+	t.Parallel()
+	out := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(out, runsDir), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	dir, _, err := openIteration(out, "sha256:this", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for w := range 2 {
+		wg.Go(func() {
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				it := &iterationFile{SkillDigest: "sha256:this", Plan: &plan{Runs: 1 + (i+w)%3}}
+				if err := writeJSON(filepath.Join(dir, "iteration.json"), it); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	n := 3000
+	if testing.Short() {
+		n = 300
+	}
+	for range n {
+		got, _, err := openIteration(out, "sha256:this", true)
+		if err != nil {
+			t.Error(err)
+			break
+		}
+		if got != dir {
+			t.Errorf("opened %s, want %s", got, dir)
+			break
+		}
+	}
+	close(stop)
+	wg.Wait()
+}
