@@ -319,7 +319,9 @@
 //  3. The iteration is the one of the skill's content digest, chosen as
 //     Run chooses it; a new one is created whole, its iteration.json in
 //     it, by one rename, so that units of one content racing to create
-//     it all take the one that won, and none makes another.
+//     it all take the one that won, and none makes another; a unit
+//     that reads its iteration.json as another replaces it (rule 6)
+//     reads it again rather than take it for another content's.
 //  4. A unit's folder is built in a staging folder of the iteration and
 //     renamed into place, replacing what an earlier attempt of the unit
 //     left there: it is seen whole or not at all.
