@@ -26,17 +26,15 @@ type quiet struct {
 	text string
 	f    *prefilter.Filter
 	// marks are the file's marks other than a place hides finds, and
-	// next[k] is where the first occurrence of marks[k] at or after
-	// from[k] is (len(text) when there is none): the searches move on
-	// as the lines do.
-	marks      []string
-	next, from []int
+	// next[k] where the first occurrence of marks[k] was found.
+	marks []string
+	next  []ahead
 	// hides finds the places a character may be dropped (nil in a
 	// file with none).
 	hides *hideCursor
 	// str is where the last byte of the first of the prefilter's
-	// strings at or after strFrom is (len(text): none).
-	str, strFrom int
+	// strings was found.
+	str ahead
 	// hold is where the next line that is not quiet was found last:
 	// no line before it is passed over.
 	hold int
@@ -68,11 +66,11 @@ func (q *quiet) start(text string, f *prefilter.Filter, md, runs, fold bool, hid
 	if fold {
 		q.marks = append(q.marks, foldMarks...)
 	}
-	q.next, q.from = q.next[:0], q.from[:0]
+	q.next = q.next[:0]
 	for range q.marks {
-		q.next, q.from = append(q.next, -1), append(q.from, 0)
+		q.next = append(q.next, unsought)
 	}
-	q.str, q.strFrom, q.hold = -1, 0, -1
+	q.str, q.hold = unsought, -1
 	// The lines before the first are none.
 	q.run = 3
 }
@@ -83,13 +81,36 @@ func (q *quiet) stop() { q.text, q.hides = "", nil }
 // mark returns where the first occurrence of marks[k] at or after from
 // is, or len(text).
 func (q *quiet) mark(k, from int) int {
-	if q.next[k] < from || q.from[k] > from {
-		q.from[k], q.next[k] = from, len(q.text)
-		if i := strings.Index(q.text[from:], q.marks[k]); i >= 0 {
-			q.next[k] = from + i
-		}
+	return q.next[k].find(from, func(from int) int { return indexFrom(q.text, q.marks[k], from) })
+}
+
+// ahead is where a search of a text found the first occurrence of
+// something at or after an offset (the text's length: none). Lines are
+// read forwards, and a search from a later offset that is not past
+// what was found finds it again: find searches only when asked from
+// before where it last searched or past what it found, so that the
+// searches of a file read each byte about once.
+type ahead struct{ from, at int }
+
+// unsought is an ahead that has not searched.
+var unsought = ahead{at: -1}
+
+// find returns what search finds from offset from (search(from) returns
+// the first place at or after from, or the text's length).
+func (a *ahead) find(from int, search func(from int) int) int {
+	if a.at < from || a.from > from {
+		a.from, a.at = from, search(from)
 	}
-	return q.next[k]
+	return a.at
+}
+
+// indexFrom returns where the first sep at or after from is in s, or
+// len(s).
+func indexFrom(s, sep string, from int) int {
+	if i := strings.Index(s[from:], sep); i >= 0 {
+		return from + i
+	}
+	return len(s)
 }
 
 // saw counts a line (or a piece of one) that text read, whose strings
@@ -112,13 +133,12 @@ func (q *quiet) passTo(from int) int {
 	if q.run < 3 || from <= q.hold {
 		return from
 	}
-	if q.str < from || q.strFrom > from {
-		q.strFrom, q.str = from, len(q.text)
+	at := q.str.find(from, func(from int) int {
 		if end := q.f.NextString(q.text, from); end >= 0 {
-			q.str = end - 1
+			return end - 1
 		}
-	}
-	at := q.str
+		return len(q.text)
+	})
 	for k := range q.marks {
 		at = min(at, q.mark(k, from))
 	}

@@ -64,15 +64,14 @@ type lineReader struct {
 	fence     string // the open fence, or ""
 	block     runMode
 	inComment bool
-	// all is the reader's text, and comment where the first "<!--" at
-	// or after the line last asked is in it (len(all): none; -1: not
-	// sought yet).
+	// all is the reader's text, and comment where a "<!--" was found
+	// in it (commentIn).
 	all     string
-	comment int
+	comment ahead
 }
 
 func newLineReader(name, text string) *lineReader {
-	return &lineReader{md: isMarkdown(name), text: text, all: text, comment: -1}
+	return &lineReader{md: isMarkdown(name), text: text, all: text, comment: unsought}
 }
 
 // next returns the next line, or piece of a long line, and false at the
@@ -162,22 +161,15 @@ func blankEnd(text string) int {
 // of raw, a line that starts at byte at of the reader's text, or -1. In
 // a line that the cleaning left as it is, it reads what a search of
 // the text, which moves on with the lines, found: a search of each line
-// costs more than a short line's reading. It is asked of whole lines,
-// in order (at never decreases), and searches again if not.
+// costs more than a short line's reading.
 func (r *lineReader) commentIn(clean, raw string, at int) int {
 	if unsafe.StringData(clean) != unsafe.StringData(raw) || len(clean) != len(raw) {
 		return strings.Index(clean, "<!--")
 	}
-	if r.comment < at {
-		r.comment = len(r.all)
-		if i := strings.Index(r.all[at:], "<!--"); i >= 0 {
-			r.comment = at + i
-		}
-	}
 	// "<!--" holds no newline or carriage return: one that starts on
 	// the line is in it.
-	if r.comment < at+len(raw) {
-		return r.comment - at
+	if c := r.comment.find(at, func(from int) int { return indexFrom(r.all, "<!--", from) }); c < at+len(raw) {
+		return c - at
 	}
 	return -1
 }
