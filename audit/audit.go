@@ -591,10 +591,15 @@
 // the context of the lines passed over from the fence and comment they
 // are in. 4 MiB of empty lines is read in about 8 ms of CPU (1.9 ns a
 // byte, where each line cost about 60 ns), and of empty and one-word
-// lines with a keyword every 64 lines in about 22 ms (100-117 before). TestQuietLinesChangeNothing and
-// TestQuietLinesInAWindowRead hold the findings to those of every line
-// read, and TestQuietLinesPassedOver counts the lines read. An empty
-// line that is read (one in the window of a line with a string) is
+// lines with a keyword every 64 lines in about 22 ms (100-117 before).
+// TestQuietLinesChangeNothing and TestQuietLinesInAWindowRead hold the
+// findings to those of every line read, and TestQuietLinesPassedOver
+// counts the lines read. A search that finds the next string within
+// three lines passes nothing (text whose keywords' lines are four to
+// seven apart would search once a batch of lines): after such searches
+// the audit waits before it searches again, twice as long each time up
+// to 16 batches, and a search that passes lines ends the wait
+// (TestQuietSearchesWait). An empty line that is read (one in the window of a line with a string) is
 // neither cleaned, scanned nor asked of the rules: it shares one Hits
 // that holds nothing, and tells rule 23 alone that it continues no
 // command.

@@ -234,6 +234,15 @@ func LinesRead(name, text string) int {
 	return s.linesRead
 }
 
+// QuietSearches returns how many lines the audit reads one at a time in
+// a text file name whose content is text, and how many searches for the
+// next line that is not quiet it makes.
+func QuietSearches(name, text string) (lines, searches int) {
+	s := &scanner{union: lineFilter().NewHits(), keep: keeper{perFile: true}}
+	s.content(name, 0o644, text)
+	return s.linesRead, s.quiet.searches
+}
+
 // Quiet reports whether a line of a Markdown file that rule 23 reads, in
 // a file that may fold and hide, is quiet: it holds none of the
 // prefilter's strings and no mark.

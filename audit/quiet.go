@@ -41,7 +41,22 @@ type quiet struct {
 	// run is how many lines (or pieces of a long line) read last hold
 	// none of the strings: text passes over lines only after three.
 	run int
+	// idle is how many more times passTo returns at once, without a
+	// search, after a search that found no line to pass; wait is how
+	// many times it waits after the next such search. In text whose
+	// lines that hold a string are four to seven apart (a keyword's
+	// line, then six empty lines), a search would run once a batch of
+	// lines and pass none: each search that passes none doubles the
+	// wait, up to maxWait, and one that passes lines ends it. Lines not
+	// passed over are read, which changes no finding; when the text
+	// turns quiet, at most maxWait batches more are read one at a time.
+	idle, wait int
+	// searches counts the searches, for tests.
+	searches int
 }
+
+// maxWait is the longest wait between passTo's searches (see quiet.idle).
+const maxWait = 16
 
 // The marks of quiet lines, by what a file is.
 var (
@@ -71,6 +86,7 @@ func (q *quiet) start(text string, f *prefilter.Filter, md, runs, fold bool, hid
 		q.next = append(q.next, unsought)
 	}
 	q.str, q.hold = unsought, -1
+	q.idle, q.wait = 0, 0
 	// The lines before the first are none.
 	q.run = 3
 }
@@ -128,11 +144,30 @@ func (q *quiet) saw(h *prefilter.Hits) {
 // passTo returns where the run of quiet lines that text may pass over
 // ends, when the lines read last are quiet and the next starts at byte
 // from: at the third line before the next line that is not quiet, or
-// at the text's end when none is; from when there is no line to pass.
+// at the text's end when none is; from when there is no line to pass,
+// or while it waits after searches that passed none (quiet.idle).
 func (q *quiet) passTo(from int) int {
 	if q.run < 3 || from <= q.hold {
 		return from
 	}
+	if q.idle > 0 {
+		q.idle--
+		return from
+	}
+	to := q.search(from)
+	if to > from {
+		q.wait = 0
+	} else {
+		q.wait = min(2*q.wait+1, maxWait)
+		q.idle = q.wait
+	}
+	return to
+}
+
+// search is passTo's search: where the run of quiet lines that starts
+// at byte from ends.
+func (q *quiet) search(from int) int {
+	q.searches++
 	at := q.str.find(from, func(from int) int {
 		if end := q.f.NextString(q.text, from); end >= 0 {
 			return end - 1

