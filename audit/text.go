@@ -570,12 +570,12 @@ func (s *scanner) text(name, text string) {
 	passing := -1
 	// The current line, win[cur], and its neighbours, and the lines a
 	// batch scans, in the scanner's slices, which every file reuses.
-	win, texts, hits := s.win[:0], s.texts[:0], s.batch[:0]
+	win := s.win[:0]
 	defer func() {
 		// Kept, the lines would keep the text.
 		clear(win[:cap(win)])
-		clear(texts[:cap(texts)])
-		s.win, s.texts, s.batch = win[:0], texts[:0], hits[:0]
+		clear(s.texts[:cap(s.texts)])
+		s.win, s.texts, s.batch = win[:0], s.texts[:0], s.batch[:0]
 	}()
 	cur := 0
 	for {
@@ -594,41 +594,8 @@ func (s *scanner) text(name, text string) {
 					passing = to
 				}
 			}
-		}
-		if len(win) < cur+4 && passing < 0 {
-			// Lines are read scanBatch at a time and scanned two at a
-			// time, which costs little more than one
-			// (prefilter.Filter.ScanEach).
-			from := len(win)
-			for len(win) < from+scanBatch {
-				win = append(win, line{})
-				l := &win[len(win)-1]
-				if !r.nextInto(l) {
-					win = win[:len(win)-1]
-					break
-				}
-				if !s.exhaustive {
-					// A line empty as the rules read it holds no
-					// string: it shares one Hits that no scan writes
-					// (blankHits).
-					l.hits = s.blankHits()
-					if l.clean != "" {
-						l.hits = s.hits()
-					}
-				}
-				s.linesRead++
-			}
-			if !s.exhaustive {
-				texts, hits = texts[:0], hits[:0]
-				for k := from; k < len(win); k++ {
-					if l := &win[k]; l.clean != "" {
-						texts, hits = append(texts, l.clean), append(hits, l.hits)
-					}
-				}
-				s.lf().ScanEach(hits, texts, unfolded)
-				for k := from; k < len(win); k++ {
-					q.saw(win[k].hits)
-				}
+			if passing < 0 {
+				win = s.readBatch(r, win, unfolded)
 			}
 		}
 		if cur >= len(win) {
@@ -674,6 +641,46 @@ func (s *scanner) text(name, text string) {
 	}
 }
 
+// readBatch reads the next scanBatch lines of r (fewer at the text's
+// end) onto the window win, and scans them: two at a time, which costs
+// little more than one (prefilter.Filter.ScanEach). unfolded says the
+// text needs no folding.
+func (s *scanner) readBatch(r *lineReader, win []line, unfolded bool) []line {
+	from := len(win)
+	for len(win) < from+scanBatch {
+		win = append(win, line{})
+		l := &win[len(win)-1]
+		if !r.nextInto(l) {
+			win = win[:len(win)-1]
+			break
+		}
+		if !s.exhaustive {
+			// A line empty as the rules read it holds no string: it
+			// shares one Hits that no scan writes (blankHits).
+			l.hits = s.blankHits()
+			if l.clean != "" {
+				l.hits = s.hits()
+			}
+		}
+		s.linesRead++
+	}
+	if s.exhaustive {
+		return win
+	}
+	texts, hits := s.texts[:0], s.batch[:0]
+	for k := from; k < len(win); k++ {
+		if l := &win[k]; l.clean != "" {
+			texts, hits = append(texts, l.clean), append(hits, l.hits)
+		}
+	}
+	s.lf().ScanEach(hits, texts, unfolded)
+	s.texts, s.batch = texts, hits
+	for k := from; k < len(win); k++ {
+		s.quiet.saw(win[k].hits)
+	}
+	return win
+}
+
 // scanBatch is how many lines text reads, and the prefilter scans, at a
 // time.
 const scanBatch = 8
@@ -690,41 +697,42 @@ const maxPlaces = 1 << 14
 // rule 4 looks for, not by reading each line: a line without them is
 // neither cut out of the text nor read.
 func (s *scanner) hiddenAndControls(name, text string, hides, controls bool, places hideCursor) (hiddenText bool) {
-	// The next place of each kind at or after start (-1: not sought
-	// yet), or len(text) when there is none; a kind not asked for has
-	// none.
-	var next [5]int
-	seek := [5]func(string) int{
-		func(t string) int {
-			from := len(text) - len(t)
-			if p := places.next(from, len(text)); p >= 0 {
-				return p - from
+	// The next place of each kind, searched for from a line's start
+	// (quiet.go's ahead: found again only once a line passes it); a
+	// kind not asked for has none.
+	searchOf := func(index func(string) int) func(int) int {
+		return func(at int) int {
+			if i := index(text[at:]); i >= 0 {
+				return at + i
 			}
-			return -1
+			return len(text)
+		}
+	}
+	seek := [5]func(int) int{
+		func(at int) int {
+			if p := places.next(at, len(text)); p >= 0 {
+				return p
+			}
+			return len(text)
 		},
-		func(t string) int { return strings.IndexByte(t, 0x1b) },
-		func(t string) int { return strings.IndexByte(t, '\b') },
-		loneCRAt,
-		c1At,
+		searchOf(func(t string) int { return strings.IndexByte(t, 0x1b) }),
+		searchOf(func(t string) int { return strings.IndexByte(t, '\b') }),
+		searchOf(loneCRAt),
+		searchOf(c1At),
 	}
 	asked := [5]bool{hides, controls, controls, controls, controls}
+	var next [5]ahead
 	for k := range next {
-		next[k] = -1
+		next[k] = unsought
 		if !asked[k] {
-			next[k] = len(text)
+			next[k] = ahead{at: len(text)}
 		}
 	}
 	start, n := 0, 0 // a line's start, and how many lines are before it
 	for start < len(text) {
 		p := len(text)
 		for k := range next {
-			if next[k] < start {
-				next[k] = len(text)
-				if i := seek[k](text[start:]); i >= 0 {
-					next[k] = start + i
-				}
-			}
-			p = min(p, next[k])
+			p = min(p, next[k].find(start, seek[k]))
 		}
 		if p == len(text) {
 			break

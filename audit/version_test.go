@@ -76,6 +76,7 @@ var rulesDigests = map[string][]string{
 		"c32681920537daaea82817d9c0d1c5dcd0d95b938e7b9407b2f730006388aaf0", // an empty line is read without a scan or the rules' checks: it shares one Hits that holds nothing, and tells rule 23 alone that it continues no command
 		"bd6946c758aa96fe6b0baabee2e983eaf67b25b1f119bbd56be9689de6d6bc90", // a review's mends: one function for the context a line that opens or closes nothing stands in, a line whose cleaned text is empty not asked of the rules, comments that say why a skip may end on a backslash
 		"83a221ee58e0b9f88ea20e9a5107381e89aade8c6a0907201ce670fb6678951e", // the searches that move on with the lines (the quiet lines' marks and next string, a line's "<!--") share one type, ahead
+		"0c83590aa360708fc43b33f67e61bef1dd5355ed1e9231fd0f6e3c7812eedf81", // rules 1-4's next places of each kind are searched with ahead too, and a batch of lines is read by one method (readBatch), under the one test of the window
 	},
 }
 
