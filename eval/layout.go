@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/agentadaptor/agentadaptor/internal/filelock"
 	"github.com/agentadaptor/agentadaptor/internal/readfile"
@@ -113,7 +114,10 @@ func openIteration(out, digest string, shared bool) (string, *iterationFile, err
 // it. Units record their plan in it as they finish (writeUnit), each
 // replacing it whole: a read that finds the file replaced as it was
 // opened reads it again, so that a unit does not take the iteration of
-// its own content for another's, and make one more.
+// its own content for another's, and make one more. A replacement is a
+// rename, over at once: the first read again is at once, each after it
+// a little later (0.1 ms more each time, half a second in all), so that
+// writers that finish one after another cannot use up the reads.
 func readIterationFile(dir string, it *iterationFile) error {
 	name := filepath.Join(dir, "iteration.json")
 	for attempt := 0; ; attempt++ {
@@ -124,6 +128,7 @@ func readIterationFile(dir string, it *iterationFile) error {
 		if fi, serr := os.Lstat(name); serr == nil && !fi.Mode().IsRegular() {
 			return err // not a file: not a replacement under way
 		}
+		time.Sleep(time.Duration(attempt) * 100 * time.Microsecond)
 	}
 }
 
