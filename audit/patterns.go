@@ -761,20 +761,22 @@ func (s *scanner) matchLines(lines []line, e *expr, text func() string) bool {
 // the first of es that matches. The expressions of es have ids in a
 // row (lineExprs holds each slice of them whole).
 func (s *scanner) first(h *prefilter.Hits, es []*expr, t string) []int {
-	if !s.exhaustive && !h.AnyTouched(es[0].id, es[0].id+len(es)) {
-		// No expression of es may match: each has a condition
-		// (TestEveryExpressionHasACondition).
+	if s.exhaustive {
+		for _, e := range es {
+			if loc := s.find(h, e, t); loc != nil {
+				return loc
+			}
+		}
 		return nil
 	}
-	for _, e := range es {
-		if !s.exhaustive && !h.Touched(e.id) && !s.lf().Always(e.id) {
-			// It may not match: may says so of an expression the
-			// line does not touch and that has a condition, which is
-			// told here without a call (most of a rule's expressions
-			// are not touched on a line that touches one).
-			continue
-		}
-		if loc := s.find(h, e, t); loc != nil {
+	// Only the expressions the line touches may match: each has a
+	// condition (TestEveryExpressionHasACondition), so may says no of
+	// one the line does not touch. They are found by the bits of the
+	// touched set rather than asked one by one: most of a rule's
+	// expressions are not touched on a line that touches one.
+	lo, hi := es[0].id, es[0].id+len(es)
+	for i := h.NextTouched(lo, hi); i < hi; i = h.NextTouched(i+1, hi) {
+		if loc := s.find(h, es[i-lo], t); loc != nil {
 			return loc
 		}
 	}

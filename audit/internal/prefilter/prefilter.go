@@ -734,6 +734,19 @@ func (h *Hits) AnyTouched(lo, hi int) bool {
 	return false
 }
 
+// NextTouched returns the first expression of lo to hi-1 that h
+// touches, or hi when it touches none: the expressions a text touches
+// in a range, in order, one set bit at a time rather than one
+// expression at a time.
+func (h *Hits) NextTouched(lo, hi int) int {
+	for i := lo; i < hi; i += 64 - i%64 {
+		if w := h.touched[uint(i)/64] >> (uint(i) % 64); w != 0 {
+			return min(i+bits.TrailingZeros64(w), hi)
+		}
+	}
+	return hi
+}
+
 // Touched is AnyTouched of expression i alone, which the compiler
 // inlines where it is asked, of nearly every expression of nearly every
 // line.

@@ -319,7 +319,8 @@ func TestBoundaries(t *testing.T) {
 }
 
 // TestAnyTouched checks the test of a range of expressions against the
-// test of each, and Touched against AnyTouched of a range of one.
+// test of each, Touched against AnyTouched of a range of one, and
+// NextTouched against Touched of each expression of a range.
 func TestAnyTouched(t *testing.T) {
 	var res []*regexp.Regexp
 	for i := range 150 {
@@ -346,6 +347,21 @@ func TestAnyTouched(t *testing.T) {
 			if got, want := h.Touched(i), h.AnyTouched(i, i+1); got != want {
 				t.Fatalf("Touched(%d) = %v, AnyTouched(%d, %d) %v", i, got, i, i+1, want)
 			}
+		}
+		var next, each []int
+		for i := h.NextTouched(lo, hi); i < hi; i = h.NextTouched(i+1, hi) {
+			next = append(next, i)
+		}
+		for i := lo; i < hi; i++ {
+			if h.Touched(i) {
+				each = append(each, i)
+			}
+		}
+		if !slices.Equal(next, each) {
+			t.Fatalf("NextTouched from %d to %d: %v, want %v", lo, hi, next, each)
+		}
+		if got := h.NextTouched(hi, hi); got != hi {
+			t.Fatalf("NextTouched(%d, %d) = %d, want %d", hi, hi, got, hi)
 		}
 	}
 }
