@@ -51,3 +51,22 @@ func BenchmarkScanEachOrdinary(b *testing.B) {
 func BenchmarkScanEachShortLines(b *testing.B) {
 	benchmarkScanEach(b, audittext.ShortLines(4<<20, 1))
 }
+
+// BenchmarkNextStringShortLines runs the automaton alone over the text
+// of BenchmarkScanEachShortLines, from each string's end to the next
+// (NextString): what a step a byte costs where nearly every byte is in
+// a string, with nothing recorded, set against what ScanEach costs.
+func BenchmarkNextStringShortLines(b *testing.B) {
+	f := auditFilter(b)
+	text := audittext.ShortLines(4<<20, 1)
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		for at := 0; ; {
+			end := f.NextString(text, at)
+			if end < 0 {
+				break
+			}
+			at = end
+		}
+	}
+}
