@@ -597,12 +597,15 @@
 // counts the lines read. A search that finds the next string within
 // three lines passes nothing (text whose keywords' lines are four to
 // seven apart would search once a batch of lines): after such searches
-// the audit waits before it searches again, twice as long each time up
-// to 16 batches, and a search that passes lines ends the wait
-// (TestQuietSearchesWait). An empty line that is read (one in the window of a line with a string) is
-// neither cleaned, scanned nor asked of the rules: it shares one Hits
-// that holds nothing, and tells rule 23 alone that it continues no
-// command.
+// the audit waits before it searches again, about twice as long each
+// time up to 16 batches. A search that passes lines ends the wait, and
+// so does one that passes none after 16 quiet lines read one at a
+// time, so that text cannot keep the wait long by putting a keyword
+// just past each place a search is made (TestQuietSearchesWait,
+// TestQuietWaitEnds). An empty line that is read (one in the window of
+// a line with a string) is neither cleaned, scanned nor asked of the
+// rules: it shares one Hits that holds nothing, and tells rule 23 alone
+// that it continues no command.
 //
 // Rules 5 and 6 read the lines around a download: a confirmation on the
 // seven around it (an ask, wording that undoes it, a word of running in

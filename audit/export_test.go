@@ -234,6 +234,10 @@ func LinesRead(name, text string) int {
 	return s.linesRead
 }
 
+// MaxWait is the longest wait between the searches for the next line
+// that is not quiet, in batches of lines.
+const MaxWait = maxWait
+
 // QuietSearches returns how many lines the audit reads one at a time in
 // a text file name whose content is text, and how many searches for the
 // next line that is not quiet it makes.

@@ -298,9 +298,10 @@ func FuzzPrefilter(f *testing.F) {
 }
 
 // TestEveryExpressionHasACondition checks that the prefilter has a
-// condition on the strings of every expression of the line rules: an
-// expression without one would run on every line (and a line without
-// any string found skips them all).
+// condition on the strings of every expression of the line rules. The
+// audit depends on it: a line without any string found skips them all,
+// and first asks only the expressions a line touches (an expression
+// without a condition would have to run on every line).
 func TestEveryExpressionHasACondition(t *testing.T) {
 	patterns, conds := audit.LineConditions()
 	for i, c := range conds {

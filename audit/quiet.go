@@ -46,17 +46,27 @@ type quiet struct {
 	// many times it waits after the next such search. In text whose
 	// lines that hold a string are four to seven apart (a keyword's
 	// line, then six empty lines), a search would run once a batch of
-	// lines and pass none: each search that passes none doubles the
-	// wait, up to maxWait, and one that passes lines ends it. Lines not
-	// passed over are read, which changes no finding; when the text
-	// turns quiet, at most maxWait batches more are read one at a time.
+	// lines and pass none: each search that passes none makes the wait
+	// about twice as long (1, 3, 7, 15, then maxWait). A search that
+	// passes lines ends it, and so does one that passes none after
+	// quietWait quiet lines were read one at a time, which is no sign
+	// of strings close together: text cannot keep the wait long by
+	// putting a string just past each place a search is made, with
+	// many quiet lines between. Lines not passed over are read, which
+	// changes no finding.
 	idle, wait int
-	// searches counts the searches, for tests.
+	// searches counts the searches of every file the scanner reads,
+	// for tests.
 	searches int
 }
 
-// maxWait is the longest wait between passTo's searches (see quiet.idle).
-const maxWait = 16
+// maxWait is the longest wait between passTo's searches, in batches of
+// lines read (see quiet.idle); quietWait is how many quiet lines read
+// one at a time before a search ends the wait.
+const (
+	maxWait   = 16
+	quietWait = 2 * scanBatch
+)
 
 // The marks of quiet lines, by what a file is.
 var (
@@ -155,7 +165,7 @@ func (q *quiet) passTo(from int) int {
 		return from
 	}
 	to := q.search(from)
-	if to > from {
+	if to > from || q.run >= quietWait {
 		q.wait = 0
 	} else {
 		q.wait = min(2*q.wait+1, maxWait)

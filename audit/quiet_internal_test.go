@@ -44,3 +44,39 @@ func TestAheadFinds(t *testing.T) {
 		t.Errorf("asked forwards of every line, the searches read %d bytes of %d", read, len(text))
 	}
 }
+
+// TestQuietWaitEnds checks the rules of passTo's wait between searches:
+// a search that passes no line lengthens it, a call while it waits
+// searches nothing, a search that passes lines ends it, and so does one
+// that passes none after quietWait quiet lines read one at a time.
+func TestQuietWaitEnds(t *testing.T) {
+	lines := []string{"curl a", "", "", "wget b", "", "", "curl c"}
+	for range 40 {
+		lines = append(lines, "")
+	}
+	lines = append(lines, "wget d", "")
+	text := strings.Join(lines, "\n")
+	// start(k) is where line k starts.
+	start := func(k int) int { return len(strings.Join(lines[:k], "\n")) + 1 }
+	var q quiet
+	q.start(text, lineFilter(), false, false, false, nil)
+	step := func(name string, from, run, wantTo, wantSearches, wantWait int) {
+		t.Helper()
+		q.run = run
+		before := q.searches
+		if to := q.passTo(from); to != wantTo {
+			t.Errorf("%s: passes to %d, want %d", name, to, wantTo)
+		}
+		if got := q.searches - before; got != wantSearches {
+			t.Errorf("%s: %d searches, want %d", name, got, wantSearches)
+		}
+		if q.wait != wantWait {
+			t.Errorf("%s: waits %d, want %d", name, q.wait, wantWait)
+		}
+	}
+	step("a string two lines on", start(1), 3, start(1), 1, 1)
+	step("while it waits", start(4), 3, start(4), 0, 1)
+	step("a string a line on, after many quiet lines", start(5), quietWait, start(5), 1, 0)
+	q.wait = maxWait
+	step("forty quiet lines on", start(7), 3, start(44), 1, 0)
+}

@@ -114,9 +114,9 @@ func openIteration(out, digest string, shared bool) (string, *iterationFile, err
 // it. Units record their plan in it as they finish (writeUnit), each
 // replacing it whole: a read that finds the file replaced as it was
 // opened reads it again, so that a unit does not take the iteration of
-// its own content for another's, and make one more. A replacement is a
-// rename, over at once: the first read again is at once, each after it
-// a little later (0.1 ms more each time, half a second in all), so that
+// its own content for another's, and make one more. A rename replaces
+// the file at once: the first read again is at once, each after it a
+// little later (0.1 ms more each time, half a second in all), so that
 // writers that finish one after another cannot use up the reads.
 func readIterationFile(dir string, it *iterationFile) error {
 	name := filepath.Join(dir, "iteration.json")

@@ -737,7 +737,8 @@ func (h *Hits) AnyTouched(lo, hi int) bool {
 // NextTouched returns the first expression of lo to hi-1 that h
 // touches, or hi when it touches none: the expressions a text touches
 // in a range, in order, one set bit at a time rather than one
-// expression at a time.
+// expression at a time. As for AnyTouched, hi is at most the filter's
+// count of expressions.
 func (h *Hits) NextTouched(lo, hi int) int {
 	for i := lo; i < hi; i += 64 - i%64 {
 		if w := h.touched[uint(i)/64] >> (uint(i) % 64); w != 0 {
