@@ -870,6 +870,18 @@
 //     budget still: text whose short lines nearly all hold a keyword or
 //     lie within three lines of one, where a line that holds a keyword
 //     costs about 250 ns (bench/README.md says where).
+//   - Where a keyword's line goes (main at 6671883, then this round,
+//     the same findings; medians of 9 at a load average of 1.1-1.6):
+//     agentskills audit of a keyword's line then six empty lines 23.7x
+//     grep, then 21.9x (a search for quiet lines that passes none waits
+//     before the next); short lines of keywords 15.9x, then 15.6x; the
+//     other shapes within 1-7x before and after. Of 4 MiB of short
+//     lines (82-85 ms of CPU in process), reading is 13 ms, the scan
+//     35 ms (the automaton alone 15 ms) and the rules 36 ms; of the
+//     spaced shape (66-69 ms), reading alone is 34 ms, 8x grep, its
+//     empty lines about 17 ns each: no change to one part brings either
+//     within the budget (bench/README.md, "Where a keyword's line
+//     goes").
 //
 // Why the rules that fire on real skills fire: credential-read, setup
 // instructions that name a .env file (most of them; .env.local and
