@@ -605,7 +605,18 @@
 // TestQuietWaitEnds). An empty line that is read (one in the window of
 // a line with a string) is neither cleaned, scanned nor asked of the
 // rules: it shares one Hits that holds nothing, and tells rule 23 alone
-// that it continues no command.
+// that it continues no command. Of a run of more than three empty lines
+// only the first three are read (and the last three too, where a pass
+// over quiet lines ends in the run): the line after the run has three
+// empty lines as the lines of its window before it, and the line before
+// the run is more than three lines from it, so that the window of no
+// line that is not empty (the only lines asked of the rules) holds
+// lines from both sides; each line beside the run reads three empty
+// lines there as it would read the whole run, and the lines after it
+// keep their numbers. Rules 5 and 6 read a line's seam on up to six
+// lines after it, which may now reach past the run; they keep only a
+// match that ends in the window (TestEmptyRunsRead). A keyword's line
+// then six empty lines is read as four lines for every seven.
 //
 // Rules 5 and 6 read the lines around a download: a confirmation on the
 // seven around it (an ask, wording that undoes it, a word of running in

@@ -68,6 +68,11 @@ type lineReader struct {
 	// in it (commentIn).
 	all     string
 	comment ahead
+	// collapse: of a run of empty lines, only the first three are
+	// read (see nextInto); blanks: how many empty lines in a row were
+	// read last.
+	collapse bool
+	blanks   int
 }
 
 func newLineReader(name, text string) *lineReader {
@@ -89,18 +94,39 @@ func (r *lineReader) nextInto(l *line) bool {
 		if r.text == "" {
 			return false
 		}
-		if w := blankEnd(r.text); w > 0 {
+		if w := blankEnd(r.text); w > 0 && (r.blanks < 3 || !r.collapse) {
 			// An empty line: its context is the one the lines before
 			// leave, which it changes in no way.
 			r.off, r.read, r.text = r.read, r.read+w, r.text[w:]
 			r.at = r.off
 			r.n++
+			r.blanks++
 			l.n, l.ctx = r.n, r.standing()
 			if r.fence != "" {
 				l.block = r.block
 			}
 			return true
+		} else if w > 0 {
+			// The fourth empty line in a row, and those after it, are
+			// passed over: the line after the run has three empty
+			// lines as its window's lines before it, and the line
+			// before the run is more than three lines from it, so
+			// that the window of no line that is not empty (the only
+			// lines asked of the rules) holds lines from both sides.
+			// The lines on each side of the run read three empty
+			// lines beside them, as they would read the run, and are
+			// numbered as in the file. (A seam of rule 5 or 6 may
+			// read past the run; only a match that ends in the
+			// window counts.)
+			for ; w > 0; w = blankEnd(r.text) {
+				r.read, r.text = r.read+w, r.text[w:]
+				r.n++
+				if r.text == "" {
+					return false
+				}
+			}
 		}
+		r.blanks = 0
 		raw, rest, _ := strings.Cut(r.text, "\n")
 		r.off, r.read = r.read, r.read+len(r.text)-len(rest)
 		r.text, r.raw, r.open = rest, strings.TrimSuffix(raw, "\r"), true
@@ -181,7 +207,7 @@ func (r *lineReader) commentIn(clean, raw string, at int) int {
 func (r *lineReader) pass(to int) context {
 	k := to - r.read
 	r.n += strings.Count(r.text[:k], "\n")
-	r.text, r.read = r.text[k:], to
+	r.text, r.read, r.blanks = r.text[k:], to, 0
 	return r.standing()
 }
 
@@ -554,6 +580,8 @@ func (s *scanner) text(name, text string) {
 	hiddenText := s.hiddenAndControls(name, text, hides, controls, places)
 	r := newLineReader(name, text)
 	r.plain, r.valid, r.hides = !hides, valid, places
+	// Of a run of empty lines, the exhaustive audit reads every line.
+	r.collapse = !s.exhaustive
 	// The quiet lines far from the others are passed over (quiet.go);
 	// the exhaustive audit reads every line.
 	q := &s.quiet

@@ -78,6 +78,7 @@ var rulesDigests = map[string][]string{
 		"83a221ee58e0b9f88ea20e9a5107381e89aade8c6a0907201ce670fb6678951e", // the searches that move on with the lines (the quiet lines' marks and next string, a line's "<!--") share one type, ahead
 		"0c83590aa360708fc43b33f67e61bef1dd5355ed1e9231fd0f6e3c7812eedf81", // rules 1-4's next places of each kind are searched with ahead too, and a batch of lines is read by one method (readBatch), under the one test of the window
 		"b6a8a6d8c2c9ffc6e1e6dc7ce48196dd5c497cb140fbe9db6691f8a0a3f1944d", // first asks the expressions a line touches by the touched set's bits (Hits.NextTouched), without asking Always of each: every line expression has a condition
+		"c269efaf3d2b254b6e88e567ccced9cd6fc5fdc0c60821405e3b04d3eb91cc4a", // of a run of empty lines only the first three are read: no window holds the lines on both sides of a run of three, and each reads three empty lines beside it as it reads the run
 	},
 }
 
