@@ -893,6 +893,14 @@
 //     empty lines about 17 ns each: no change to one part brings either
 //     within the budget (bench/README.md, "Where a keyword's line
 //     goes").
+//   - Runs of empty lines read three lines at most (main at a8f8368,
+//     then this change, the same findings; medians of 9 at a load
+//     average of 0.9-1.1, on a day the machine ran grep at 11-15 ms
+//     where it had run it at 8): a keyword's line then six empty lines
+//     192 to 151 ms of CPU in a process of its own (0.78x; 17.4x to
+//     13.6x grep), agentskills audit 19.9x to 17.0x; the other shapes
+//     the same within the noise (bench/README.md, "Runs of empty
+//     lines").
 //
 // Why the rules that fire on real skills fire: credential-read, setup
 // instructions that name a .env file (most of them; .env.local and
