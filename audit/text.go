@@ -94,19 +94,7 @@ func (r *lineReader) nextInto(l *line) bool {
 		if r.text == "" {
 			return false
 		}
-		if w := blankEnd(r.text); w > 0 && (r.blanks < 3 || !r.collapse) {
-			// An empty line: its context is the one the lines before
-			// leave, which it changes in no way.
-			r.off, r.read, r.text = r.read, r.read+w, r.text[w:]
-			r.at = r.off
-			r.n++
-			r.blanks++
-			l.n, l.ctx = r.n, r.standing()
-			if r.fence != "" {
-				l.block = r.block
-			}
-			return true
-		} else if w > 0 {
+		if r.collapse && r.blanks >= 3 {
 			// The fourth empty line in a row, and those after it, are
 			// passed over: the line after the run has three empty
 			// lines as its window's lines before it, and the line
@@ -118,13 +106,26 @@ func (r *lineReader) nextInto(l *line) bool {
 			// numbered as in the file. (A seam of rule 5 or 6 may
 			// read past the run; only a match that ends in the
 			// window counts.)
-			for ; w > 0; w = blankEnd(r.text) {
+			for w := blankEnd(r.text); w > 0; w = blankEnd(r.text) {
 				r.read, r.text = r.read+w, r.text[w:]
 				r.n++
 				if r.text == "" {
 					return false
 				}
 			}
+		}
+		if w := blankEnd(r.text); w > 0 {
+			// An empty line: its context is the one the lines before
+			// leave, which it changes in no way.
+			r.off, r.read, r.text = r.read, r.read+w, r.text[w:]
+			r.at = r.off
+			r.n++
+			r.blanks++
+			l.n, l.ctx = r.n, r.standing()
+			if r.fence != "" {
+				l.block = r.block
+			}
+			return true
 		}
 		r.blanks = 0
 		raw, rest, _ := strings.Cut(r.text, "\n")

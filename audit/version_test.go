@@ -79,6 +79,7 @@ var rulesDigests = map[string][]string{
 		"0c83590aa360708fc43b33f67e61bef1dd5355ed1e9231fd0f6e3c7812eedf81", // rules 1-4's next places of each kind are searched with ahead too, and a batch of lines is read by one method (readBatch), under the one test of the window
 		"b6a8a6d8c2c9ffc6e1e6dc7ce48196dd5c497cb140fbe9db6691f8a0a3f1944d", // first asks the expressions a line touches by the touched set's bits (Hits.NextTouched), without asking Always of each: every line expression has a condition
 		"c269efaf3d2b254b6e88e567ccced9cd6fc5fdc0c60821405e3b04d3eb91cc4a", // of a run of empty lines only the first three are read: no window holds the lines on both sides of a run of three, and each reads three empty lines beside it as it reads the run
+		"8b6c3f684865fbcfe1608abb93a955b21e04bb7927346c68172af17e19fd32eb", // the run of empty lines passed over before the empty line's own branch, not in an else of it
 	},
 }
 
